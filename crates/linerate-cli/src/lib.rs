@@ -1,0 +1,59 @@
+//! The `linerate` command line: each subcommand lives in its own module and
+//! parses its own arguments, because `sum` follows GNU md5sum's option rules
+//! and `md5` follows RFC 1321's driver, neither of which a generic parser
+//! reproduces exactly.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+pub mod mddriver;
+pub mod output;
+pub mod sum;
+
+/// The name the command uses for itself in messages.
+pub const PROGRAM: &str = "linerate";
+
+const USAGE: &str = "\
+Usage: linerate COMMAND [ARGS]...
+
+Commands:
+  sum [OPTION]... [FILE]...   print or check MD5 sums (GNU md5sum compatible)
+  md5 [-sSTRING | -x | -t | FILE]...
+                              RFC 1321's MD5 driver: strings, files, test suite, time trial
+  help                        this text
+
+Run 'linerate sum --help' or 'linerate md5 --help' for a command's options.
+MD5 is broken for collision resistance: use it against accidents and for
+compatibility, not against an adversary.
+";
+
+/// Runs the command line (without the program name) and returns the exit code.
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    if let Err(e) = linerate::md5::Backend::from_env() {
+        eprintln!("{PROGRAM}: {e}");
+        return ExitCode::from(2);
+    }
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    match command.to_str() {
+        Some("sum") => sum::main(rest),
+        Some("md5") => mddriver::main(rest),
+        Some("help" | "--help" | "-h") => {
+            output::print_or_quiet(USAGE.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Some("--version" | "-V") => {
+            output::print_or_quiet(format!("linerate {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprintln!(
+                "{PROGRAM}: unknown command '{}'\nTry 'linerate help' for more information.",
+                command.to_string_lossy()
+            );
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! CPU features, detected once per process.
+
+/// The instruction-set extensions linerate's backends use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    pub sse2: bool,
+    pub bmi1: bool,
+    pub avx2: bool,
+    pub avx512f: bool,
+    pub avx512vl: bool,
+}
+
+impl Features {
+    /// The features of the CPU this process runs on.
+    pub fn get() -> Features {
+        use std::sync::OnceLock;
+        static FEATURES: OnceLock<Features> = OnceLock::new();
+        *FEATURES.get_or_init(Features::detect)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn detect() -> Features {
+        Features {
+            sse2: std::is_x86_feature_detected!("sse2"),
+            bmi1: std::is_x86_feature_detected!("bmi1"),
+            avx2: std::is_x86_feature_detected!("avx2"),
+            avx512f: std::is_x86_feature_detected!("avx512f"),
+            avx512vl: std::is_x86_feature_detected!("avx512vl"),
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn detect() -> Features {
+        Features::default()
+    }
+}
