@@ -16,6 +16,7 @@
 //! assert_eq!(h.finalize(), digest);
 //! ```
 
+pub mod clock;
 pub mod cpu;
 pub mod md5;
 

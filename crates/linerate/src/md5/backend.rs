@@ -22,7 +22,7 @@ pub enum Backend {
 }
 
 /// A block compression function: `state` absorbs each 64-byte block in order.
-pub(crate) type CompressFn = fn(&mut [u32; 4], &[[u8; 64]]);
+pub type CompressFn = fn(&mut [u32; 4], &[[u8; 64]]);
 
 impl Backend {
     /// Every backend, fastest first.
@@ -90,8 +90,9 @@ impl Backend {
         *ACTIVE.get_or_init(|| Backend::from_env().ok().flatten().unwrap_or_else(Backend::best))
     }
 
-    /// The compression function; `None` if this CPU cannot run it.
-    pub(crate) fn compress_fn(self) -> Option<CompressFn> {
+    /// The backend's block compression function (`state` absorbs each block
+    /// in order); `None` if this CPU cannot run it.
+    pub fn compress_fn(self) -> Option<CompressFn> {
         if !self.is_supported() {
             return None;
         }

@@ -17,7 +17,7 @@ pub mod x86_64_avx512;
 #[cfg(target_arch = "x86_64")]
 pub mod x86_64_bmi1;
 
-pub use backend::{BACKEND_ENV, Backend, BackendError};
+pub use backend::{BACKEND_ENV, Backend, BackendError, CompressFn};
 pub use block::Md5Core;
 
 use digest::block_api::CoreProxy;

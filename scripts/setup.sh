@@ -1,0 +1,33 @@
+# Sourced by the scripts in this folder: installs what linerate's build,
+# tests and benchmarks need on a fresh Debian machine, and nothing twice.
+
+# Debian packages, by the command each provides; apt runs only if one is missing.
+ensure_commands() {
+    local missing=()
+    local pair cmd pkg
+    for pair in "$@"; do
+        cmd=${pair%%:*}
+        pkg=${pair#*:}
+        command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]}" >&2
+    local sudo=
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# Rust comes from rustup (Debian's rustc is older than edition 2024 needs).
+ensure_rust() {
+    if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+        export PATH="$HOME/.cargo/bin:$PATH"
+    fi
+    if ! command -v cargo >/dev/null 2>&1; then
+        echo "setup: cargo not found; install Rust >= 1.85 with rustup (https://rustup.rs)" >&2
+        exit 1
+    fi
+    if command -v rustup >/dev/null 2>&1; then
+        rustup component add rustfmt clippy >/dev/null 2>&1 || true
+    fi
+}
