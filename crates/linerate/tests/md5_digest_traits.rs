@@ -14,13 +14,21 @@ fn unhex(s: &str) -> Vec<u8> {
 /// RFC 2202 section 2: (key, data, HMAC-MD5).
 fn rfc2202_cases() -> Vec<(Vec<u8>, Vec<u8>, &'static str)> {
     vec![
-        (vec![0x0b; 16], b"Hi There".to_vec(), "9294727a3638bb1c13f48ef8158bfc9d"),
+        (
+            vec![0x0b; 16],
+            b"Hi There".to_vec(),
+            "9294727a3638bb1c13f48ef8158bfc9d",
+        ),
         (
             b"Jefe".to_vec(),
             b"what do ya want for nothing?".to_vec(),
             "750c783e6ab0b503eaa86e310a5db738",
         ),
-        (vec![0xaa; 16], vec![0xdd; 50], "56be34521d144c88dbb8c733f0e8b3f6"),
+        (
+            vec![0xaa; 16],
+            vec![0xdd; 50],
+            "56be34521d144c88dbb8c733f0e8b3f6",
+        ),
         (
             unhex("0102030405060708090a0b0c0d0e0f10111213141516171819"),
             vec![0xcd; 50],
@@ -49,7 +57,12 @@ fn hmac_over_linerate_md5_passes_rfc2202() {
     for (i, (key, data, want)) in rfc2202_cases().into_iter().enumerate() {
         let mut mac = HmacMd5::new_from_slice(&key).unwrap();
         mac.update(&data);
-        assert_eq!(hex::encode(mac.finalize().into_bytes()), want, "case {}", i + 1);
+        assert_eq!(
+            hex::encode(mac.finalize().into_bytes()),
+            want,
+            "case {}",
+            i + 1
+        );
     }
 }
 
@@ -82,6 +95,12 @@ fn usable_through_the_generic_digest_api() {
     assert_eq!(hex::encode(d), "900150983cd24fb0d6963f7d28e17f72");
     let mut h = <Md5 as Digest>::new_with_prefix(b"a");
     Digest::update(&mut h, b"bc");
-    assert_eq!(hex::encode(Digest::finalize_reset(&mut h)), "900150983cd24fb0d6963f7d28e17f72");
-    assert_eq!(hex::encode(Digest::finalize(h)), "d41d8cd98f00b204e9800998ecf8427e");
+    assert_eq!(
+        hex::encode(Digest::finalize_reset(&mut h)),
+        "900150983cd24fb0d6963f7d28e17f72"
+    );
+    assert_eq!(
+        hex::encode(Digest::finalize(h)),
+        "d41d8cd98f00b204e9800998ecf8427e"
+    );
 }

@@ -87,7 +87,12 @@ impl Backend {
     /// once per process.
     pub fn active() -> Backend {
         static ACTIVE: OnceLock<Backend> = OnceLock::new();
-        *ACTIVE.get_or_init(|| Backend::from_env().ok().flatten().unwrap_or_else(Backend::best))
+        *ACTIVE.get_or_init(|| {
+            Backend::from_env()
+                .ok()
+                .flatten()
+                .unwrap_or_else(Backend::best)
+        })
     }
 
     /// The backend's block compression function (`state` absorbs each block
@@ -140,7 +145,10 @@ impl fmt::Display for BackendError {
                 names.join(", ")
             ),
             BackendError::Unsupported(v) => {
-                write!(f, "{BACKEND_ENV}={v:?}: this CPU cannot run that MD5 backend")
+                write!(
+                    f,
+                    "{BACKEND_ENV}={v:?}: this CPU cannot run that MD5 backend"
+                )
             }
         }
     }

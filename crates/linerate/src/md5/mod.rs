@@ -38,7 +38,10 @@ impl Md5 {
 
     /// A hasher on a chosen backend; `None` if this CPU cannot run it.
     pub fn with_backend(backend: Backend) -> Option<Md5> {
-        Some(Md5::compose(Md5Core::with_backend(backend)?, Default::default()))
+        Some(Md5::compose(
+            Md5Core::with_backend(backend)?,
+            Default::default(),
+        ))
     }
 
     /// The backend this hasher runs on.

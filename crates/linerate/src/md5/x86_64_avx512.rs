@@ -24,6 +24,7 @@ macro_rules! x {
 
 /// One step: `a = b + ((a + M[x] + K[i] + AUX(b, c, d)) <<< s)`, where `imm`
 /// is AUX's truth table with operand order (d, b, c).
+#[rustfmt::skip]
 macro_rules! step {
     ($a:ident, $b:ident, $c:ident, $d:ident, $imm:literal, $x:literal, $k:literal, $s:literal) => {
         concat!(

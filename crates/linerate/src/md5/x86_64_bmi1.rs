@@ -28,6 +28,7 @@ macro_rules! r64 {
 }
 
 /// `a += M[x] + K + F(b,c,d)`, F = `d ^ (b & (c ^ d))`; then rotate and add `b`.
+#[rustfmt::skip]
 macro_rules! f {
     ($a:ident, $b:ident, $c:ident, $d:ident, $x:literal, $k:literal, $s:literal) => {
         concat!(
@@ -44,6 +45,7 @@ macro_rules! f {
 }
 
 /// G = `(b & d) + andn(d, c)`, with the `andn` term added before `b` is ready.
+#[rustfmt::skip]
 macro_rules! g {
     ($a:ident, $b:ident, $c:ident, $d:ident, $x:literal, $k:literal, $s:literal) => {
         concat!(
@@ -60,6 +62,7 @@ macro_rules! g {
 }
 
 /// H = `b ^ (c ^ d)`.
+#[rustfmt::skip]
 macro_rules! h {
     ($a:ident, $b:ident, $c:ident, $d:ident, $x:literal, $k:literal, $s:literal) => {
         concat!(
@@ -75,6 +78,7 @@ macro_rules! h {
 }
 
 /// I = `c ^ (b | !d)`, with `!d` formed early.
+#[rustfmt::skip]
 macro_rules! i {
     ($a:ident, $b:ident, $c:ident, $d:ident, $x:literal, $k:literal, $s:literal) => {
         concat!(

@@ -1,0 +1,333 @@
+//! Parsing the lines of a checksum file, exactly as md5sum 9.1 does.
+//!
+//! md5sum accepts three line forms:
+//!
+//! - GNU: `HEX  NAME` (text) or `HEX *NAME` (binary); a tab may stand for the
+//!   first space;
+//! - BSD tagged: `MD5 (NAME) = HEX`, the name ending at the last `)`, with
+//!   optional blanks around `=` and no space needed after `MD5`;
+//! - BSD reversed (`md5 -r`): `HEX NAME` with a single blank.
+//!
+//! Leading blanks are skipped, hex digits may be upper case, and a leading
+//! backslash means the name is escaped (`\\`, `\n`, `\r`). The GNU and
+//! reversed forms are told apart by the first such line of the run: after a
+//! reversed line, `HEX  NAME` means the name ` NAME`; after a GNU line a
+//! reversed line is malformed. (This guards against renamed files with
+//! leading blanks; md5sum keeps the choice across all checksum files of one
+//! run, and so does [`Layout`].)
+//!
+//! The parser mirrors md5sum's C code, which works on NUL-terminated strings:
+//! a name read without escapes ends at its first NUL byte, and a tagged line
+//! may carry anything after a NUL that follows its digest.
+
+use super::escape;
+
+/// Length of an MD5 digest in hex digits.
+const HEX_LEN: usize = 32;
+
+/// The shortest untagged line: digest, one blank, a one-byte name.
+const MIN_UNTAGGED_LEN: usize = HEX_LEN + 2;
+
+/// Which untagged layout this run's checksum lines use, decided by the first
+/// untagged line md5sum gets far enough to classify.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// No untagged line seen yet.
+    #[default]
+    Undecided,
+    /// `HEX  NAME` / `HEX *NAME`.
+    Gnu,
+    /// `HEX NAME`.
+    BsdReversed,
+}
+
+/// The form a parsed line had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `MD5 (NAME) = HEX`.
+    Tagged,
+    /// `HEX  NAME` or `HEX *NAME`.
+    Gnu,
+    /// `HEX NAME`.
+    Reversed,
+}
+
+/// A well-formed checksum line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckLine {
+    /// The expected digest.
+    pub digest: [u8; 16],
+    /// The file name, unescaped.
+    pub name: Vec<u8>,
+    /// Whether the line marked the file binary (`*`); never for BSD forms.
+    pub binary: bool,
+    /// Which form the line had.
+    pub form: Form,
+}
+
+/// The part of a raw line (as read, with its newline) that gets parsed, or
+/// `None` for the lines md5sum skips: `#` comments and empty lines. One
+/// trailing newline and then one carriage return are dropped.
+pub fn line_content(raw: &[u8]) -> Option<&[u8]> {
+    if raw.first() == Some(&b'#') {
+        return None;
+    }
+    let line = raw.strip_suffix(b"\n").unwrap_or(raw);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    (!line.is_empty()).then_some(line)
+}
+
+/// Parses `line` (without its line end) as the first line of a run would be
+/// parsed. `None` if md5sum calls it improperly formatted. Never panics.
+pub fn parse_check_line(line: &[u8]) -> Option<CheckLine> {
+    parse_check_line_in(line, &mut Layout::default())
+}
+
+/// Parses `line` under the run's `layout`, which an untagged line may
+/// decide. Like md5sum, the layout is decided as soon as the digest is seen
+/// to be valid, even if the name then turns out to be malformed.
+pub fn parse_check_line_in(line: &[u8], layout: &mut Layout) -> Option<CheckLine> {
+    let mut i = line.iter().take_while(|&&b| is_blank(b)).count();
+    let escaped = byte_at(line, i) == b'\\';
+    if escaped {
+        i += 1;
+    }
+    if line[i..].starts_with(b"MD5") {
+        i += 3;
+        if byte_at(line, i) == b' ' {
+            i += 1;
+        }
+        if byte_at(line, i) != b'(' {
+            return None;
+        }
+        return parse_tagged(&line[i + 1..], escaped);
+    }
+    parse_untagged(line, i, escaped, layout)
+}
+
+/// `NAME) = HEX`, what follows `MD5 (`.
+fn parse_tagged(s: &[u8], escaped: bool) -> Option<CheckLine> {
+    let close = s.iter().rposition(|&b| b == b')')?;
+    let name = parse_name(&s[..close], escaped)?;
+    let mut i = close + 1;
+    i += s[i..].iter().take_while(|&&b| is_blank(b)).count();
+    if byte_at(s, i) != b'=' {
+        return None;
+    }
+    i += 1;
+    i += s[i..].iter().take_while(|&&b| is_blank(b)).count();
+    let digest = decode_hex(s.get(i..i + HEX_LEN)?)?;
+    // The digest must end the string: the line's end, or a NUL byte.
+    if byte_at(s, i + HEX_LEN) != 0 {
+        return None;
+    }
+    Some(CheckLine {
+        digest,
+        name,
+        binary: false,
+        form: Form::Tagged,
+    })
+}
+
+/// `HEX  NAME`, `HEX *NAME` or `HEX NAME`, the digest starting at `start`.
+fn parse_untagged(
+    line: &[u8],
+    start: usize,
+    escaped: bool,
+    layout: &mut Layout,
+) -> Option<CheckLine> {
+    // md5sum's length check counts a second backslash as if it were needed.
+    let min_len = MIN_UNTAGGED_LEN + usize::from(byte_at(line, start) == b'\\');
+    if line.len() - start < min_len {
+        return None;
+    }
+    let mut i = start + HEX_LEN;
+    if !is_blank(line[i]) {
+        return None;
+    }
+    let digest = decode_hex(&line[start..i])?;
+    i += 1;
+    let marker = byte_at(line, i);
+    let reversed_shape = line.len() - i == 1 || (marker != b' ' && marker != b'*');
+    let (form, binary) = if reversed_shape {
+        if *layout == Layout::Gnu {
+            return None;
+        }
+        *layout = Layout::BsdReversed;
+        (Form::Reversed, false)
+    } else if *layout == Layout::BsdReversed {
+        // The blank or star is part of the name in the reversed layout.
+        (Form::Reversed, false)
+    } else {
+        *layout = Layout::Gnu;
+        i += 1;
+        (Form::Gnu, marker == b'*')
+    };
+    let name = parse_name(&line[i..], escaped)?;
+    Some(CheckLine {
+        digest,
+        name,
+        binary,
+        form,
+    })
+}
+
+/// The name field: unescaped, or cut at its first NUL as C would see it.
+fn parse_name(field: &[u8], escaped: bool) -> Option<Vec<u8>> {
+    if escaped {
+        escape::unescape(field)
+    } else {
+        let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
+        Some(field[..end].to_vec())
+    }
+}
+
+/// Exactly 32 hex digits, either case.
+fn decode_hex(hex: &[u8]) -> Option<[u8; 16]> {
+    if hex.len() != HEX_LEN {
+        return None;
+    }
+    let mut digest = [0u8; 16];
+    for (byte, pair) in digest.iter_mut().zip(hex.chunks_exact(2)) {
+        *byte = (hex_value(pair[0])? << 4) | hex_value(pair[1])?;
+    }
+    Some(digest)
+}
+
+fn hex_value(b: u8) -> Option<u8> {
+    char::from(b)
+        .to_digit(16)
+        .and_then(|v| u8::try_from(v).ok())
+}
+
+/// md5sum's `ISWHITE`: space or tab.
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// `s[i]`, or the NUL that ends a C string past the end.
+fn byte_at(s: &[u8], i: usize) -> u8 {
+    s.get(i).copied().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEX: &str = "900150983cd24fb0d6963f7d28e17f72";
+    const DIGEST: [u8; 16] = [
+        0x90, 0x01, 0x50, 0x98, 0x3c, 0xd2, 0x4f, 0xb0, 0xd6, 0x96, 0x3f, 0x7d, 0x28, 0xe1, 0x7f,
+        0x72,
+    ];
+
+    fn parse(line: &str) -> Option<CheckLine> {
+        parse_check_line(line.as_bytes())
+    }
+
+    fn entry(name: &[u8], binary: bool, form: Form) -> Option<CheckLine> {
+        Some(CheckLine {
+            digest: DIGEST,
+            name: name.to_vec(),
+            binary,
+            form,
+        })
+    }
+
+    #[test]
+    fn gnu_forms() {
+        assert_eq!(parse(&format!("{HEX}  a")), entry(b"a", false, Form::Gnu));
+        assert_eq!(
+            parse(&format!("{HEX} *a b")),
+            entry(b"a b", true, Form::Gnu)
+        );
+        assert_eq!(parse(&format!("{HEX}\t a")), entry(b"a", false, Form::Gnu));
+        assert_eq!(
+            parse(&format!(" \t{}  a", HEX.to_uppercase())),
+            entry(b"a", false, Form::Gnu)
+        );
+        assert_eq!(
+            parse(&format!("{HEX}  a\0b")),
+            entry(b"a", false, Form::Gnu)
+        );
+    }
+
+    #[test]
+    fn tagged_forms() {
+        assert_eq!(
+            parse(&format!("MD5 (a) = {HEX}")),
+            entry(b"a", false, Form::Tagged)
+        );
+        assert_eq!(
+            parse(&format!("MD5(a)b) ={HEX}")),
+            entry(b"a)b", false, Form::Tagged)
+        );
+        assert_eq!(
+            parse(&format!("MD5 (a)\t= \t{HEX}\0junk")),
+            entry(b"a", false, Form::Tagged)
+        );
+        assert_eq!(parse(&format!("MD5  (a) = {HEX}")), None);
+        assert_eq!(parse(&format!("MD5 (a) = {HEX} ")), None);
+        assert_eq!(parse(&format!("MD5 (a) = {}", &HEX[1..])), None);
+    }
+
+    #[test]
+    fn escaped_names() {
+        assert_eq!(
+            parse(&format!("\\{HEX}  a\\\\b\\nc\\rd")),
+            entry(b"a\\b\nc\rd", false, Form::Gnu)
+        );
+        assert_eq!(
+            parse(&format!("\\MD5 (a\\nb) = {HEX}")),
+            entry(b"a\nb", false, Form::Tagged)
+        );
+        assert_eq!(parse(&format!("\\{HEX}  a\\b")), None);
+        assert_eq!(parse(&format!("\\{HEX}  a\\")), None);
+    }
+
+    #[test]
+    fn malformed_lines() {
+        assert_eq!(parse("garbage"), None);
+        assert_eq!(parse(HEX), None);
+        assert_eq!(parse(&format!("{HEX}0  a")), None);
+        assert_eq!(parse(&format!("{}g  a", &HEX[1..])), None);
+        assert_eq!(parse(&format!("{HEX}\0 a")), None);
+        assert_eq!(parse(""), None);
+    }
+
+    #[test]
+    fn reversed_layout_is_decided_by_the_first_untagged_line() {
+        let mut layout = Layout::default();
+        let reversed = format!("{HEX} b");
+        let gnu = format!("{HEX}  a");
+        assert_eq!(
+            parse_check_line_in(reversed.as_bytes(), &mut layout),
+            entry(b"b", false, Form::Reversed)
+        );
+        assert_eq!(
+            parse_check_line_in(gnu.as_bytes(), &mut layout),
+            entry(b" a", false, Form::Reversed)
+        );
+
+        let mut layout = Layout::default();
+        assert!(parse_check_line_in(gnu.as_bytes(), &mut layout).is_some());
+        assert_eq!(parse_check_line_in(reversed.as_bytes(), &mut layout), None);
+        assert_eq!(layout, Layout::Gnu);
+    }
+
+    #[test]
+    fn a_two_blank_line_with_nothing_after_is_reversed() {
+        assert_eq!(
+            parse(&format!("{HEX}  ")),
+            entry(b" ", false, Form::Reversed)
+        );
+    }
+
+    #[test]
+    fn skipped_lines() {
+        assert_eq!(line_content(b"# comment\n"), None);
+        assert_eq!(line_content(b"\r\n"), None);
+        assert_eq!(line_content(b"\n"), None);
+        assert_eq!(line_content(b"x\r\r\n"), Some(&b"x\r"[..]));
+        assert_eq!(line_content(b" #x"), Some(&b" #x"[..]));
+    }
+}

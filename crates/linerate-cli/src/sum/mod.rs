@@ -1,0 +1,175 @@
+//! `linerate sum`: GNU coreutils `md5sum` (9.1), byte for byte.
+//!
+//! Same options, same output lines, same diagnostics and exit statuses; the
+//! only intended differences are the program name in messages (`linerate:`)
+//! and the usage hint (`Try 'linerate sum --help' ...`). The help and version
+//! texts are our own.
+//!
+//! - [`args`] and [`getopt`]: the command line, parsed as glibc's
+//!   `getopt_long` parses md5sum's;
+//! - [`hash`]: files and standard input hashed in fixed-size chunks;
+//! - [`format`](mod@format) and [`escape`]: the checksum lines printed;
+//! - [`check`]: the checksum-line parser behind `--check`, and [`verify`],
+//!   which runs it;
+//! - [`console`], [`quote`] and [`progress`]: stdout and stderr as md5sum
+//!   uses them, plus a progress bar for people at a terminal.
+//!
+//! Known differences, all at the edges:
+//!
+//! - md5sum writes each output line at once (line buffering); we buffer and
+//!   flush before every diagnostic and at the end, so the combined order is
+//!   the same but a reader of a pipe sees lines in batches. A closed pipe
+//!   ends us with status 141 and no message, where md5sum dies of SIGPIPE.
+//! - A standard stream closed by the caller (`<&-`, `>&-`) is reopened on
+//!   `/dev/null` by the Rust runtime before `main`, so we read it as empty
+//!   or write into it silently; md5sum reports `Bad file descriptor`.
+//! - Diagnostics quote names as md5sum does in the locale named by
+//!   `LC_ALL`/`LC_CTYPE`/`LANG` (UTF-8 or not); a UTF-8 locale that is not
+//!   installed makes md5sum fall back to ASCII, which we cannot see.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::process::ExitCode;
+
+pub mod args;
+pub mod check;
+pub mod console;
+pub mod escape;
+pub mod format;
+pub mod getopt;
+pub mod hash;
+pub mod progress;
+pub mod quote;
+mod unprintable;
+pub mod verify;
+
+use args::{Command, Options, UsageError};
+use console::{Console, error_text};
+use hash::FileHasher;
+use progress::Progress;
+
+const HELP: &str = "\
+Usage: linerate sum [OPTION]... [FILE]...
+Print or check MD5 (128-bit) checksums.
+
+With no FILE, or when FILE is -, read standard input.
+  -b, --binary          read in binary mode
+  -c, --check           read checksums from the FILEs and check them
+      --tag             create a BSD-style checksum
+  -t, --text            read in text mode (default)
+  -z, --zero            end each output line with NUL, not newline,
+                          and disable file name escaping
+
+The following five options are useful only when verifying checksums:
+      --ignore-missing  don't fail or report status for missing files
+      --quiet           don't print OK for each successfully verified file
+      --status          don't output anything, status code shows success
+      --strict          exit non-zero for improperly formatted checksum lines
+  -w, --warn            warn about improperly formatted checksum lines
+
+      --help        display this help and exit
+      --version     output version information and exit
+
+The sums are computed as described in RFC 1321.
+When checking, the input should be a former output of this program
+or of GNU md5sum, with which input and output are compatible.
+The default mode is to print a line with: checksum, a space,
+a character indicating input mode ('*' for binary, ' ' for text
+or where binary is insignificant), and name for each FILE.
+
+There is no difference between binary mode and text mode on this system.
+A progress bar is drawn on standard error when it is a terminal and
+the input is large.
+
+MD5 is not collision resistant: anyone can make two different files with
+the same MD5. Use it to detect accidental corruption, never to defend
+against someone who chooses the files.
+";
+
+/// Runs `linerate sum` with `args` (the words after `linerate sum`).
+pub fn main(args: &[OsString]) -> ExitCode {
+    let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let ok = match args::parse(args, posixly_correct) {
+        Ok(Command::Run(options)) => run(&options),
+        Ok(Command::Help) => print_only(HELP.as_bytes()),
+        Ok(Command::Version) => print_only(version().as_bytes()),
+        Err(error) => {
+            usage_error(&error);
+            false
+        }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn version() -> String {
+    format!(
+        "linerate sum (linerate) {}\n\
+         Compatible with md5sum (GNU coreutils) 9.1.\n\
+         License MIT OR Apache-2.0.\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Prints a usage error as md5sum does (the caller exits with status 1).
+fn usage_error(error: &UsageError) {
+    use std::io::Write;
+    let mut message = format!("{}: ", crate::PROGRAM).into_bytes();
+    message.extend_from_slice(&error.0);
+    message.extend_from_slice(b"\nTry 'linerate sum --help' for more information.\n");
+    // If stderr itself fails there is nowhere left to report it.
+    std::io::stderr().lock().write_all(&message).ok();
+}
+
+/// Prints `text` (help, version) and reports a failed write like md5sum.
+fn print_only(text: &[u8]) -> bool {
+    let mut console = Console::new(Progress::hidden());
+    console.print(text);
+    console.finish(true)
+}
+
+fn run(options: &Options) -> bool {
+    let total = || (!options.check).then(|| regular_file_bytes(&options.files));
+    let mut console = Console::new(Progress::new(total));
+    let ok = if options.check {
+        verify::run(&mut console, &options.files, options.check_options)
+    } else {
+        compute(&mut console, options)
+    };
+    console.finish(ok)
+}
+
+/// Prints the checksum line of every file; true if all could be read.
+fn compute(console: &mut Console, options: &Options) -> bool {
+    let mut hasher = FileHasher::default();
+    let mut ok = true;
+    let mut line = Vec::new();
+    for file in &options.files {
+        match hasher.digest_named(file, &mut console.progress) {
+            Ok(digest) => {
+                line.clear();
+                format::push_sum_line(&mut line, &digest, file.as_bytes(), options.style);
+                console.print(&line);
+            }
+            Err(e) => {
+                console.error_about(file.as_bytes(), &error_text(e.io_error()));
+                ok = false;
+            }
+        }
+    }
+    ok
+}
+
+/// The combined size of the operands that are regular files, for sizing the
+/// progress bar; the others (missing files, pipes) count as empty.
+fn regular_file_bytes(files: &[OsString]) -> u64 {
+    files
+        .iter()
+        .filter(|f| f.as_bytes() != b"-")
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .filter(|m| m.is_file())
+        .fold(0u64, |total, m| total.saturating_add(m.len()))
+}

@@ -1,0 +1,188 @@
+//! `--check`: reading checksum files and verifying the files they list,
+//! with md5sum's reports, warnings and verdict.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::os::unix::ffi::OsStrExt;
+
+use super::args::CheckOptions;
+use super::check::{self, CheckLine, Layout};
+use super::console::{Console, error_text};
+use super::format;
+use super::hash::FileHasher;
+
+/// Checks every checksum file in turn; true if all of them pass.
+pub fn run(console: &mut Console, files: &[std::ffi::OsString], options: CheckOptions) -> bool {
+    let mut verifier = Verifier {
+        console,
+        options,
+        hasher: FileHasher::default(),
+        layout: Layout::default(),
+    };
+    let mut ok = true;
+    for file in files {
+        // Every file is checked, even after a failure.
+        ok &= verifier.check_list(file);
+    }
+    ok
+}
+
+/// What one checksum file came to.
+#[derive(Default)]
+struct Tally {
+    malformed: u64,
+    unreadable: u64,
+    mismatched: u64,
+    well_formed: bool,
+    matched: bool,
+}
+
+struct Verifier<'a> {
+    console: &'a mut Console,
+    options: CheckOptions,
+    hasher: FileHasher,
+    /// md5sum decides between the GNU and reversed layouts once per run.
+    layout: Layout,
+}
+
+impl Verifier<'_> {
+    /// Checks the checksum file `list` (`-`: standard input).
+    fn check_list(&mut self, list: &OsStr) -> bool {
+        let from_stdin = list.as_bytes() == b"-";
+        let label: &[u8] = if from_stdin {
+            b"standard input"
+        } else {
+            list.as_bytes()
+        };
+        let reader: Box<dyn BufRead> = if from_stdin {
+            Box::new(io::stdin().lock())
+        } else {
+            match File::open(list) {
+                Ok(file) => Box::new(BufReader::with_capacity(64 * 1024, file)),
+                Err(e) => {
+                    self.console.error_about(label, &error_text(&e));
+                    return false;
+                }
+            }
+        };
+        match self.check_lines(reader, label, from_stdin) {
+            Some(tally) => self.conclude(label, &tally),
+            None => {
+                // md5sum reports a failed read of the list without the reason.
+                self.console.error_about(label, b"read error");
+                false
+            }
+        }
+    }
+
+    /// Verifies each line of `reader`; `None` if reading it failed.
+    fn check_lines(
+        &mut self,
+        mut reader: Box<dyn BufRead + '_>,
+        label: &[u8],
+        from_stdin: bool,
+    ) -> Option<Tally> {
+        let mut tally = Tally::default();
+        let mut raw = Vec::new();
+        for line_number in 1u64.. {
+            raw.clear();
+            match reader.read_until(b'\n', &mut raw) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+            let Some(content) = check::line_content(&raw) else {
+                continue;
+            };
+            // A list read from standard input cannot also name it.
+            let parsed = check::parse_check_line_in(content, &mut self.layout)
+                .filter(|line| !(from_stdin && line.name == b"-"));
+            match parsed {
+                Some(line) => {
+                    tally.well_formed = true;
+                    self.verify(&line, &mut tally);
+                }
+                None => {
+                    tally.malformed += 1;
+                    if self.options.warn {
+                        let message =
+                            format!(": {line_number}: improperly formatted MD5 checksum line");
+                        let mut full = self.console.quote(label);
+                        full.extend_from_slice(message.as_bytes());
+                        self.console.error(&full);
+                    }
+                }
+            }
+        }
+        Some(tally)
+    }
+
+    /// Hashes the file of one line and reports the verdict.
+    fn verify(&mut self, line: &CheckLine, tally: &mut Tally) {
+        let name = OsStr::from_bytes(&line.name);
+        let verdict = match self.hasher.digest_named(name, &mut self.console.progress) {
+            Ok(digest) if digest == line.digest => {
+                tally.matched = true;
+                (!self.options.quiet).then_some("OK")
+            }
+            Ok(_) => {
+                tally.mismatched += 1;
+                Some("FAILED")
+            }
+            Err(e) if e.is_missing() && self.options.ignore_missing => None,
+            Err(e) => {
+                self.console
+                    .error_about(&line.name, &error_text(e.io_error()));
+                tally.unreadable += 1;
+                Some("FAILED open or read")
+            }
+        };
+        if let Some(verdict) = verdict.filter(|_| !self.options.status) {
+            let mut report = Vec::with_capacity(line.name.len() + 24);
+            format::push_check_report(&mut report, &line.name, verdict);
+            self.console.print(&report);
+        }
+    }
+
+    /// md5sum's summary warnings for one checksum file, and its verdict.
+    fn conclude(&mut self, label: &[u8], tally: &Tally) -> bool {
+        if !tally.well_formed {
+            self.console
+                .error_about(label, b"no properly formatted checksum lines found");
+        } else if !self.options.status {
+            let warnings = [
+                (
+                    tally.malformed,
+                    "line is improperly formatted",
+                    "lines are improperly formatted",
+                ),
+                (
+                    tally.unreadable,
+                    "listed file could not be read",
+                    "listed files could not be read",
+                ),
+                (
+                    tally.mismatched,
+                    "computed checksum did NOT match",
+                    "computed checksums did NOT match",
+                ),
+            ];
+            for (count, one, many) in warnings {
+                if count != 0 {
+                    let text = if count == 1 { one } else { many };
+                    self.console
+                        .error(format!("WARNING: {count} {text}").as_bytes());
+                }
+            }
+            if self.options.ignore_missing && !tally.matched {
+                self.console.error_about(label, b"no file was verified");
+            }
+        }
+        tally.well_formed
+            && tally.matched
+            && tally.mismatched == 0
+            && tally.unreadable == 0
+            && (!self.options.strict || tally.malformed == 0)
+    }
+}

@@ -1,0 +1,161 @@
+//! How `linerate sum` treats its streams: a reader that goes away, a full
+//! disk, stdout and stderr sharing one file, and a large input hashed in
+//! constant memory.
+
+mod sum_support;
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use sum_support::{ABC_HEX, LINERATE, Run, awkward_tree, hex, oracle, rename_program, write};
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    let dir = awkward_tree();
+    // Far more output than any pipe or buffer holds.
+    let mut child = Command::new(LINERATE)
+        .arg("sum")
+        .args(std::iter::repeat_n("a", 20_000))
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("first line");
+    drop(stdout);
+    let mut stderr = Vec::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_end(&mut stderr)
+        .expect("stderr");
+    let status = child.wait().expect("wait");
+    assert_eq!(first, format!("{ABC_HEX}  a\n"));
+    assert_eq!(String::from_utf8_lossy(&stderr), "");
+    // 141 = 128 + SIGPIPE, what a shell reports for md5sum in this spot.
+    assert_eq!(status.code(), Some(141));
+}
+
+#[test]
+fn a_full_disk_is_a_write_error() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        eprintln!("note: no /dev/full, skipped");
+        return;
+    }
+    let dir = awkward_tree();
+    write(dir.path(), b"sums", format!("{ABC_HEX}  a\n").as_bytes());
+    let cases: &[&[&[u8]]] = &[
+        &[b"a"],
+        &[b"a", b"nofile", b"a"],
+        &[b"-c", b"sums"],
+        &[b"-c", b"--status", b"sums"],
+    ];
+    for args in cases {
+        Run::new(dir.path(), args).stdout_to(full).assert_same();
+    }
+    let out = Run::new(dir.path(), &[b"a", b"nofile"])
+        .stdout_to(full)
+        .linerate();
+    assert_eq!(out.status, Some(1));
+    assert_eq!(
+        out.stderr_text(),
+        "linerate: nofile: No such file or directory\nlinerate: write error\n"
+    );
+}
+
+/// Runs `program ARGS` with stdout and stderr both appended to one file.
+fn merged_output(program: &Path, leading: &[&str], args: &[&str], dir: &Path) -> Vec<u8> {
+    let log = dir.join("merged.log");
+    let file = File::create(&log).expect("log");
+    let status = Command::new(program)
+        // md5sum names itself after argv[0], which must not be a path.
+        .arg0(program.file_name().unwrap_or(program.as_os_str()))
+        .args(leading)
+        .args(args)
+        .current_dir(dir)
+        .env("LC_ALL", "C.UTF-8")
+        .stdout(file.try_clone().expect("dup"))
+        .stderr(file)
+        .status()
+        .expect("run");
+    assert!(status.code().is_some());
+    fs::read(&log).expect("read log")
+}
+
+#[test]
+fn stdout_and_stderr_interleave_like_md5sum() {
+    let dir = awkward_tree();
+    write(
+        dir.path(),
+        b"sums",
+        format!("{ABC_HEX}  a\n{ABC_HEX}  nofile\nbad\n{ABC_HEX}  empty\n{ABC_HEX}  a\n")
+            .as_bytes(),
+    );
+    let cases: &[&[&str]] = &[
+        &["a", "nofile", "empty", "dir", "a"],
+        &["-c", "-w", "sums", "dir", "sums"],
+    ];
+    for args in cases {
+        let ours = merged_output(Path::new(LINERATE), &["sum"], args, dir.path());
+        if let Some(md5sum) = oracle() {
+            let theirs = rename_program(&merged_output(md5sum, &[], args, dir.path()));
+            assert_eq!(
+                String::from_utf8_lossy(&ours),
+                String::from_utf8_lossy(&theirs),
+                "{args:?}"
+            );
+        }
+    }
+    // Without the oracle: the error lands between the two lines around it.
+    let ours = merged_output(
+        Path::new(LINERATE),
+        &["sum"],
+        &["a", "nofile", "a"],
+        dir.path(),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ours),
+        format!("{ABC_HEX}  a\nlinerate: nofile: No such file or directory\n{ABC_HEX}  a\n")
+    );
+}
+
+/// 200 MB, mostly holes: cheap to create, and still every byte is hashed.
+#[test]
+fn a_large_sparse_file() {
+    let dir = awkward_tree();
+    let path = dir.path().join("sparse");
+    let mut file = File::create(&path).expect("create");
+    let size: u64 = 200 * 1000 * 1000;
+    file.set_len(size).expect("set_len");
+    // Data in a few places, including across a 256 KiB read boundary.
+    for offset in [0, 262_140, 100_000_007, size - 3] {
+        file.seek(SeekFrom::Start(offset)).expect("seek");
+        file.write_all(b"linerate").ok();
+    }
+    file.set_len(size).expect("trim");
+    drop(file);
+
+    let out = Run::new(dir.path(), &[b"sparse"]).assert_same();
+    // Without the oracle, compare with the library fed in other-sized pieces.
+    let mut md5 = linerate::Md5::new();
+    let mut reader = File::open(&path).expect("open");
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = reader.read(&mut buf).expect("read");
+        if n == 0 {
+            break;
+        }
+        md5.update(&buf[..n]);
+    }
+    assert_eq!(
+        out.stdout_text(),
+        format!("{}  sparse\n", hex(md5.finalize()))
+    );
+}
