@@ -24,7 +24,7 @@ ensure_rust() {
         export PATH="$HOME/.cargo/bin:$PATH"
     fi
     if ! command -v cargo >/dev/null 2>&1; then
-        echo "setup: cargo not found; install Rust >= 1.85 with rustup (https://rustup.rs)" >&2
+        echo "setup: cargo not found; install Rust >= 1.89 with rustup (https://rustup.rs)" >&2
         exit 1
     fi
     if command -v rustup >/dev/null 2>&1; then

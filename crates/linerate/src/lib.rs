@@ -18,6 +18,7 @@
 
 pub mod clock;
 pub mod cpu;
+pub mod lanes;
 pub mod md5;
 
 pub use md5::{Md5, md5};

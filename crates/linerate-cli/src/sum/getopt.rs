@@ -155,10 +155,10 @@ impl<T: Copy> Iterator for Getopt<'_, T> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some((index, pos)) = self.bundle.take() {
-                if let Some(item) = self.next_short(index, pos) {
-                    return Some(item);
-                }
+            if let Some((index, pos)) = self.bundle.take()
+                && let Some(item) = self.next_short(index, pos)
+            {
+                return Some(item);
             }
             if self.options_ended {
                 return None;

@@ -210,21 +210,21 @@ fn ascii_piece(name: &[u8], i: usize) -> Piece<'_> {
 
 /// The piece starting at `rest[0]` (not ASCII) and its length.
 fn non_ascii_piece(rest: &[u8], charset: Charset) -> (Piece<'_>, usize) {
-    if charset == Charset::Utf8 {
-        if let Some((c, len)) = decode_utf8(rest) {
-            let bytes = &rest[..len];
-            if is_printable(c) {
-                return (
-                    Piece::Plain {
-                        bytes,
-                        forces_quotes: false,
-                        apostrophe_safe: true,
-                    },
-                    len,
-                );
-            }
-            return (Piece::Octal(bytes), len);
+    if charset == Charset::Utf8
+        && let Some((c, len)) = decode_utf8(rest)
+    {
+        let bytes = &rest[..len];
+        if is_printable(c) {
+            return (
+                Piece::Plain {
+                    bytes,
+                    forces_quotes: false,
+                    apostrophe_safe: true,
+                },
+                len,
+            );
         }
+        return (Piece::Octal(bytes), len);
     }
     (Piece::Octal(&rest[..1]), 1)
 }

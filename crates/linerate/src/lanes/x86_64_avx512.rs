@@ -1,0 +1,320 @@
+//! The AVX-512 lanes kernel: 16 MD5 chains per zmm register set, two sets
+//! interleaved (32 chains) so that while one set waits on its 4-cycle step
+//! latency the other issues.
+//!
+//! Per block, each set loads its 16 lanes' 64-byte blocks as 16 rows and
+//! transposes them (16 x 16 dwords: unpack 32, unpack 64, two 128-bit
+//! shuffles; 64 shuffles) into 16 vectors of one message word for all
+//! lanes, kept on the stack so every step adds its word as a memory operand.
+//! A step is then the single-stream step on 16 lanes: `a + M + K` (memory
+//! operands, the constant an embedded broadcast), one `vpternlogd` for
+//! F/G/H/I on a copy of `d`, add, `vprold`, add. The steps are `asm!`:
+//! compiled from intrinsics, LLVM copies `b` (the newest value) for the
+//! ternlog instead of `d` and puts the copy on the critical path.
+
+use super::{LaneState, MAX_LANES};
+use crate::md5::reference::T;
+use core::arch::asm;
+use core::arch::x86_64::*;
+
+/// The 64 steps: registers (a, b, c, d) in their rotation, the `vpternlogd`
+/// truth table of F/G/H/I for operands (d, b, c), the byte offset of the
+/// message word's vector, the byte offset of `T[i]`, the rotation.
+macro_rules! md5_steps {
+    ($emit:ident) => {
+        $emit!(
+            a, b, c, d, 0xb8,            0,   0,  7;
+            d, a, b, c, 0xb8,   64,   4, 12;
+            c, d, a, b, 0xb8,  128,   8, 17;
+            b, c, d, a, 0xb8,  192,  12, 22;
+            a, b, c, d, 0xb8,  256,  16,  7;
+            d, a, b, c, 0xb8,  320,  20, 12;
+            c, d, a, b, 0xb8,  384,  24, 17;
+            b, c, d, a, 0xb8,  448,  28, 22;
+            a, b, c, d, 0xb8,  512,  32,  7;
+            d, a, b, c, 0xb8,  576,  36, 12;
+            c, d, a, b, 0xb8,  640,  40, 17;
+            b, c, d, a, 0xb8,  704,  44, 22;
+            a, b, c, d, 0xb8,  768,  48,  7;
+            d, a, b, c, 0xb8,  832,  52, 12;
+            c, d, a, b, 0xb8,  896,  56, 17;
+            b, c, d, a, 0xb8,  960,  60, 22;
+            a, b, c, d, 0xca,   64,  64,  5;
+            d, a, b, c, 0xca,  384,  68,  9;
+            c, d, a, b, 0xca,  704,  72, 14;
+            b, c, d, a, 0xca,            0,  76, 20;
+            a, b, c, d, 0xca,  320,  80,  5;
+            d, a, b, c, 0xca,  640,  84,  9;
+            c, d, a, b, 0xca,  960,  88, 14;
+            b, c, d, a, 0xca,  256,  92, 20;
+            a, b, c, d, 0xca,  576,  96,  5;
+            d, a, b, c, 0xca,  896, 100,  9;
+            c, d, a, b, 0xca,  192, 104, 14;
+            b, c, d, a, 0xca,  512, 108, 20;
+            a, b, c, d, 0xca,  832, 112,  5;
+            d, a, b, c, 0xca,  128, 116,  9;
+            c, d, a, b, 0xca,  448, 120, 14;
+            b, c, d, a, 0xca,  768, 124, 20;
+            a, b, c, d, 0x96,  320, 128,  4;
+            d, a, b, c, 0x96,  512, 132, 11;
+            c, d, a, b, 0x96,  704, 136, 16;
+            b, c, d, a, 0x96,  896, 140, 23;
+            a, b, c, d, 0x96,   64, 144,  4;
+            d, a, b, c, 0x96,  256, 148, 11;
+            c, d, a, b, 0x96,  448, 152, 16;
+            b, c, d, a, 0x96,  640, 156, 23;
+            a, b, c, d, 0x96,  832, 160,  4;
+            d, a, b, c, 0x96,            0, 164, 11;
+            c, d, a, b, 0x96,  192, 168, 16;
+            b, c, d, a, 0x96,  384, 172, 23;
+            a, b, c, d, 0x96,  576, 176,  4;
+            d, a, b, c, 0x96,  768, 180, 11;
+            c, d, a, b, 0x96,  960, 184, 16;
+            b, c, d, a, 0x96,  128, 188, 23;
+            a, b, c, d, 0x65,            0, 192,  6;
+            d, a, b, c, 0x65,  448, 196, 10;
+            c, d, a, b, 0x65,  896, 200, 15;
+            b, c, d, a, 0x65,  320, 204, 21;
+            a, b, c, d, 0x65,  768, 208,  6;
+            d, a, b, c, 0x65,  192, 212, 10;
+            c, d, a, b, 0x65,  640, 216, 15;
+            b, c, d, a, 0x65,   64, 220, 21;
+            a, b, c, d, 0x65,  512, 224,  6;
+            d, a, b, c, 0x65,  960, 228, 10;
+            c, d, a, b, 0x65,  384, 232, 15;
+            b, c, d, a, 0x65,  832, 236, 21;
+            a, b, c, d, 0x65,  256, 240,  6;
+            d, a, b, c, 0x65,  704, 244, 10;
+            c, d, a, b, 0x65,  128, 248, 15;
+            b, c, d, a, 0x65,  576, 252, 21;
+        )
+    };
+}
+
+/// One step for register set `set` (a literal suffix of the operand names).
+#[rustfmt::skip]
+macro_rules! set_step {
+    ($set:literal, $a:ident, $b:ident, $c:ident, $d:ident, $imm:literal, $x:literal, $k:literal, $s:literal) => {
+        concat!(
+            "vpaddd {", stringify!($a), $set, "}, {", stringify!($a), $set, "}, zmmword ptr [{w", $set, "} + ", $x, "]\n",
+            "vpaddd {", stringify!($a), $set, "}, {", stringify!($a), $set, "}, dword ptr [{k} + ", $k, "]{{1to16}}\n",
+            "vmovdqa64 {t", $set, "}, {", stringify!($d), $set, "}\n",
+            "vpternlogd {t", $set, "}, {", stringify!($b), $set, "}, {", stringify!($c), $set, "}, ", $imm, "\n",
+            "vpaddd {", stringify!($a), $set, "}, {", stringify!($a), $set, "}, {t", $set, "}\n",
+            "vprold {", stringify!($a), $set, "}, {", stringify!($a), $set, "}, ", $s, "\n",
+            "vpaddd {", stringify!($a), $set, "}, {", stringify!($a), $set, "}, {", stringify!($b), $set, "}\n",
+        )
+    };
+}
+
+macro_rules! one_set {
+    ($($a:ident, $b:ident, $c:ident, $d:ident, $imm:literal, $x:literal, $k:literal, $s:literal;)*) => {
+        concat!($(set_step!(0, $a, $b, $c, $d, $imm, $x, $k, $s),)*)
+    };
+}
+
+macro_rules! two_sets {
+    ($($a:ident, $b:ident, $c:ident, $d:ident, $imm:literal, $x:literal, $k:literal, $s:literal;)*) => {
+        concat!($(
+            set_step!(0, $a, $b, $c, $d, $imm, $x, $k, $s),
+            set_step!(1, $a, $b, $c, $d, $imm, $x, $k, $s),
+        )*)
+    };
+}
+
+/// See [`LanesFn`](super::LanesFn).
+///
+/// # Safety
+/// As [`LanesFn`](super::LanesFn); the CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+pub unsafe fn compress(
+    state: &mut LaneState,
+    ptrs: &mut [*const u8; MAX_LANES],
+    strides: &[usize; MAX_LANES],
+    nblocks: usize,
+    active: usize,
+) {
+    // SAFETY: forwarded; one set reads lanes 0..16, two read 0..32, all of
+    // which the caller keeps readable.
+    unsafe {
+        if active <= 16 {
+            compress_one_set(state, ptrs, strides, nblocks);
+        } else {
+            compress_two_sets(state, ptrs, strides, nblocks);
+        }
+    }
+}
+
+/// Loads the 64-byte block of each of lanes `16 * set .. 16 * set + 16` and
+/// transposes them into `words[j]` = message word `j` of every lane.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn load_transposed(ptrs: &[*const u8; MAX_LANES], set: usize, words: &mut [__m512i; 16]) {
+    let mut r = [_mm512_setzero_si512(); 16];
+    for (i, row) in r.iter_mut().enumerate() {
+        // SAFETY: the caller keeps 64 bytes readable at every lane pointer.
+        *row = unsafe { _mm512_loadu_si512(ptrs[16 * set + i] as *const __m512i) };
+    }
+    // Interleave dwords of row pairs, then qwords of pair pairs: within each
+    // 128-bit chunk c, u[4q + m] holds word 4c + m of rows 4q .. 4q + 3.
+    let mut t = [_mm512_setzero_si512(); 16];
+    for p in 0..8 {
+        t[2 * p] = _mm512_unpacklo_epi32(r[2 * p], r[2 * p + 1]);
+        t[2 * p + 1] = _mm512_unpackhi_epi32(r[2 * p], r[2 * p + 1]);
+    }
+    let mut u = [_mm512_setzero_si512(); 16];
+    for q in 0..4 {
+        u[4 * q] = _mm512_unpacklo_epi64(t[4 * q], t[4 * q + 2]);
+        u[4 * q + 1] = _mm512_unpackhi_epi64(t[4 * q], t[4 * q + 2]);
+        u[4 * q + 2] = _mm512_unpacklo_epi64(t[4 * q + 1], t[4 * q + 3]);
+        u[4 * q + 3] = _mm512_unpackhi_epi64(t[4 * q + 1], t[4 * q + 3]);
+    }
+    // Gather chunk c of u[m], u[4 + m], u[8 + m], u[12 + m] into word 4c + m.
+    for m in 0..4 {
+        let v0 = _mm512_shuffle_i32x4::<0x44>(u[m], u[4 + m]);
+        let v1 = _mm512_shuffle_i32x4::<0xee>(u[m], u[4 + m]);
+        let v2 = _mm512_shuffle_i32x4::<0x44>(u[8 + m], u[12 + m]);
+        let v3 = _mm512_shuffle_i32x4::<0xee>(u[8 + m], u[12 + m]);
+        words[m] = _mm512_shuffle_i32x4::<0x88>(v0, v2);
+        words[4 + m] = _mm512_shuffle_i32x4::<0xdd>(v0, v2);
+        words[8 + m] = _mm512_shuffle_i32x4::<0x88>(v1, v3);
+        words[12 + m] = _mm512_shuffle_i32x4::<0xdd>(v1, v3);
+    }
+}
+
+/// Loads word `w` of lanes `16 * set ..` from `state`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn load_word(state: &LaneState, w: usize, set: usize) -> __m512i {
+    // SAFETY: `words[w]` holds 32 dwords; lanes 16 set .. 16 set + 16 are in bounds.
+    unsafe { _mm512_loadu_si512(state.words[w][16 * set..].as_ptr() as *const __m512i) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn store_word(state: &mut LaneState, w: usize, set: usize, v: __m512i) {
+    // SAFETY: as in `load_word`.
+    unsafe { _mm512_storeu_si512(state.words[w][16 * set..].as_mut_ptr() as *mut __m512i, v) }
+}
+
+fn advance(ptrs: &mut [*const u8; MAX_LANES], strides: &[usize; MAX_LANES], lanes: usize) {
+    for (p, stride) in ptrs.iter_mut().zip(strides).take(lanes) {
+        *p = p.wrapping_add(*stride);
+    }
+}
+
+#[target_feature(enable = "avx512f")]
+unsafe fn compress_one_set(
+    state: &mut LaneState,
+    ptrs: &mut [*const u8; MAX_LANES],
+    strides: &[usize; MAX_LANES],
+    nblocks: usize,
+) {
+    // SAFETY (every unsafe block below): lane loads and stores stay inside
+    // `state`; block loads read the caller's readable blocks; the asm reads
+    // the 16 message vectors in `w` and the 64 words of `T`, writes only
+    // the registers it declares, and uses no stack.
+    let [mut a0, mut b0, mut c0, mut d0] = [0, 1, 2, 3].map(|w| unsafe { load_word(state, w, 0) });
+    // Double-buffered: block k + 1 is transposed before block k's steps in
+    // program order, so the out-of-order core runs the shuffles in the
+    // shadow of the step chain instead of stalling at each block boundary.
+    let mut w = [[_mm512_setzero_si512(); 16]; 2];
+    if nblocks > 0 {
+        unsafe { load_transposed(ptrs, 0, &mut w[0]) };
+        advance(ptrs, strides, 16);
+    }
+    for k in 0..nblocks {
+        if k + 1 < nblocks {
+            unsafe { load_transposed(ptrs, 0, &mut w[(k + 1) % 2]) };
+            advance(ptrs, strides, 16);
+        }
+        let w = &w[k % 2];
+        let saved = [a0, b0, c0, d0];
+        unsafe {
+            asm!(
+                md5_steps!(one_set),
+                a0 = inout(zmm_reg) a0,
+                b0 = inout(zmm_reg) b0,
+                c0 = inout(zmm_reg) c0,
+                d0 = inout(zmm_reg) d0,
+                t0 = out(zmm_reg) _,
+                w0 = in(reg) w.as_ptr(),
+                k = in(reg) T.as_ptr(),
+                options(nostack, readonly, preserves_flags),
+            );
+        }
+        a0 = _mm512_add_epi32(a0, saved[0]);
+        b0 = _mm512_add_epi32(b0, saved[1]);
+        c0 = _mm512_add_epi32(c0, saved[2]);
+        d0 = _mm512_add_epi32(d0, saved[3]);
+    }
+    for (i, v) in [a0, b0, c0, d0].into_iter().enumerate() {
+        unsafe { store_word(state, i, 0, v) };
+    }
+}
+
+#[target_feature(enable = "avx512f")]
+unsafe fn compress_two_sets(
+    state: &mut LaneState,
+    ptrs: &mut [*const u8; MAX_LANES],
+    strides: &[usize; MAX_LANES],
+    nblocks: usize,
+) {
+    // SAFETY: as in `compress_one_set`, for lanes 0..32 and two vector sets.
+    let [mut a0, mut b0, mut c0, mut d0] = [0, 1, 2, 3].map(|w| unsafe { load_word(state, w, 0) });
+    let [mut a1, mut b1, mut c1, mut d1] = [0, 1, 2, 3].map(|w| unsafe { load_word(state, w, 1) });
+    // Double-buffered as in `compress_one_set`.
+    let mut w = [[[_mm512_setzero_si512(); 16]; 2]; 2];
+    if nblocks > 0 {
+        unsafe {
+            load_transposed(ptrs, 0, &mut w[0][0]);
+            load_transposed(ptrs, 1, &mut w[0][1]);
+        }
+        advance(ptrs, strides, 32);
+    }
+    for k in 0..nblocks {
+        if k + 1 < nblocks {
+            let next = &mut w[(k + 1) % 2];
+            unsafe {
+                load_transposed(ptrs, 0, &mut next[0]);
+                load_transposed(ptrs, 1, &mut next[1]);
+            }
+            advance(ptrs, strides, 32);
+        }
+        let w = &w[k % 2];
+        let saved = [a0, b0, c0, d0, a1, b1, c1, d1];
+        unsafe {
+            asm!(
+                md5_steps!(two_sets),
+                a0 = inout(zmm_reg) a0,
+                b0 = inout(zmm_reg) b0,
+                c0 = inout(zmm_reg) c0,
+                d0 = inout(zmm_reg) d0,
+                a1 = inout(zmm_reg) a1,
+                b1 = inout(zmm_reg) b1,
+                c1 = inout(zmm_reg) c1,
+                d1 = inout(zmm_reg) d1,
+                t0 = out(zmm_reg) _,
+                t1 = out(zmm_reg) _,
+                w0 = in(reg) w[0].as_ptr(),
+                w1 = in(reg) w[1].as_ptr(),
+                k = in(reg) T.as_ptr(),
+                options(nostack, readonly, preserves_flags),
+            );
+        }
+        a0 = _mm512_add_epi32(a0, saved[0]);
+        b0 = _mm512_add_epi32(b0, saved[1]);
+        c0 = _mm512_add_epi32(c0, saved[2]);
+        d0 = _mm512_add_epi32(d0, saved[3]);
+        a1 = _mm512_add_epi32(a1, saved[4]);
+        b1 = _mm512_add_epi32(b1, saved[5]);
+        c1 = _mm512_add_epi32(c1, saved[6]);
+        d1 = _mm512_add_epi32(d1, saved[7]);
+    }
+    for (i, v) in [a0, b0, c0, d0].into_iter().enumerate() {
+        unsafe { store_word(state, i, 0, v) };
+    }
+    for (i, v) in [a1, b1, c1, d1].into_iter().enumerate() {
+        unsafe { store_word(state, i, 1, v) };
+    }
+}
