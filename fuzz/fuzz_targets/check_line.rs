@@ -52,7 +52,13 @@ fn print(parsed: &CheckLine) -> Vec<u8> {
                 binary: parsed.binary,
                 zero: false,
             };
-            format::push_sum_line(&mut out, &parsed.digest, &parsed.name, style);
+            format::push_sum_line_for(
+                &mut out,
+                parsed.tag.unwrap_or_default(),
+                &parsed.digest,
+                &parsed.name,
+                style,
+            );
         }
         // `linerate sum` never prints this BSD `md5 -r` form; write it by hand.
         Form::Reversed => {

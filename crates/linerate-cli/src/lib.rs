@@ -6,6 +6,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+pub mod algorithm;
 pub mod mddriver;
 pub mod output;
 pub mod sum;
@@ -17,12 +18,16 @@ const USAGE: &str = "\
 Usage: linerate COMMAND [ARGS]...
 
 Commands:
-  sum [OPTION]... [FILE]...   print or check MD5 sums (GNU md5sum compatible)
+  sum [OPTION]... [FILE]...   print or check MD5 or MD5-P/K sums (GNU md5sum compatible)
   md5 [-sSTRING | -x | -t | FILE]...
                               RFC 1321's MD5 driver: strings, files, test suite, time trial
+  md5p [-k K] [-sSTRING | -t | FILE]...
+                              the same driver for RFC 1810's MD5-P/K (default K = 16)
   help                        this text
 
-Run 'linerate sum --help' or 'linerate md5 --help' for a command's options.
+Run 'linerate COMMAND --help' (sum, md5, md5p) for a command's options.
+LINERATE_MD5_BACKEND and LINERATE_LANES_BACKEND force the single-stream and
+the lanes (multi-buffer) MD5 implementations.
 MD5 is broken for collision resistance: use it against accidents and for
 compatibility, not against an adversary.
 ";
@@ -33,6 +38,10 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         eprintln!("{PROGRAM}: {e}");
         return ExitCode::from(2);
     }
+    if let Err(e) = linerate::lanes::LanesBackend::from_env() {
+        eprintln!("{PROGRAM}: {e}");
+        return ExitCode::from(2);
+    }
     let Some((command, rest)) = args.split_first() else {
         eprint!("{USAGE}");
         return ExitCode::from(2);
@@ -40,6 +49,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     match command.to_str() {
         Some("sum") => sum::main(rest),
         Some("md5") => mddriver::main(rest),
+        Some("md5p") => mddriver::main_md5p(rest),
         Some("help" | "--help" | "-h") => {
             output::print_or_quiet(USAGE.as_bytes());
             ExitCode::SUCCESS

@@ -1,8 +1,9 @@
 //! Property: every line `linerate sum` prints, for any name and digest, in
 //! any mode, parses back under `--check` to the same name and digest.
 
+use linerate_cli::algorithm::Algorithm;
 use linerate_cli::sum::check::{self, CheckLine, Form, Layout};
-use linerate_cli::sum::format::{LineStyle, push_sum_line};
+use linerate_cli::sum::format::{LineStyle, push_sum_line, push_sum_line_for};
 use proptest::prelude::*;
 
 /// File names: any bytes but NUL (which no name can hold), weighted towards
@@ -36,7 +37,28 @@ proptest! {
         let mut layout = Layout::default();
         let parsed = check::parse_check_line_in(content.unwrap_or_default(), &mut layout);
         let form = if style.tagged { Form::Tagged } else { Form::Gnu };
-        let expected = CheckLine { digest, name, binary: style.binary && !style.tagged, form };
+        let tag = style.tagged.then_some(Algorithm::Md5);
+        let expected = CheckLine { digest, name, binary: style.binary && !style.tagged, form, tag };
+        prop_assert_eq!(parsed, Some(expected));
+    }
+
+    #[test]
+    fn printed_md5p_lines_parse_back(
+        name in name(),
+        digest in any::<[u8; 16]>(),
+        style in style(),
+        quarter_k in 1..=64usize,
+    ) {
+        let algorithm = Algorithm::Md5p(quarter_k * 4);
+        let mut line = Vec::new();
+        push_sum_line_for(&mut line, algorithm, &digest, &name, style);
+        let mut layout = Layout::default();
+        let parsed = check::line_content(&line)
+            .and_then(|content| check::parse_check_line_in(content, &mut layout));
+        let form = if style.tagged { Form::Tagged } else { Form::Gnu };
+        // Untagged lines do not say which function made them.
+        let tag = style.tagged.then_some(algorithm);
+        let expected = CheckLine { digest, name, binary: style.binary && !style.tagged, form, tag };
         prop_assert_eq!(parsed, Some(expected));
     }
 

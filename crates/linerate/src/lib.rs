@@ -19,6 +19,12 @@
 pub mod clock;
 pub mod cpu;
 pub mod lanes;
+pub mod manager;
+pub mod many;
 pub mod md5;
+pub mod md5p;
 
+pub use manager::{Md5Manager, StreamId};
+pub use many::{md5_many, md5_many_into};
 pub use md5::{Md5, md5};
+pub use md5p::{Md5p, md5p};

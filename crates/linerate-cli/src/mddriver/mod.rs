@@ -20,14 +20,20 @@
 //!   be opened" on stdout and exited 0).
 //! - `-x` checks the digests against the RFC's and fails (status 1) on a
 //!   difference: it is a self-test, not only a printout.
-//! - The time trial is configurable; see [`trial`].
+//! - The time trial is configurable; see the `trial` module.
+//!
+//! `linerate md5p` is the same driver for RFC 1810's MD5-P/K
+//! (`specs/md5p.md`): `-k K` (default 16) picks K for every argument, the
+//! lines read `MD5-P/16 ("abc") = DIGEST`, and the time trial hashes the same
+//! blocks with MD5-P/K on the lanes engine. It has no `-x`: RFC 1321's suite
+//! is MD5's.
 
 mod suite;
 mod trial;
 
 use crate::PROGRAM;
+use crate::algorithm::{Algorithm, VALID_K};
 use crate::output::print_or_quiet;
-use linerate::Md5;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
@@ -66,26 +72,91 @@ self-test found a wrong digest or the time trial could not get its memory;
 2 for a usage error.
 ";
 
+const MD5P_USAGE: &str = "\
+Usage: linerate md5p [-k K] [-sSTRING | -s STRING | -t | FILE | -]...
+RFC 1810's MD5-P/K, driven as 'linerate md5' drives MD5: runs its arguments
+in order. MD5-P/K deals 64-byte blocks out to K MD5 chains and hashes the K
+chain digests with MD5 (specs/md5p.md); it is exactly as weak as MD5.
+
+  -k K, -kK, --k=K     K: a multiple of 4 from 4 to 256 (default 16); it
+                       applies to every argument, and the last -k wins
+  -sSTRING, -s STRING  print MD5-P/K (\"STRING\") = DIGEST
+  -t                   time trial: hash COUNT blocks of SIZE bytes; print the
+                       digest, time and speed as mddriver does, then the
+                       lanes backend, the measured core clock and cycles/byte
+  FILE                 print MD5-P/K (FILE) = DIGEST
+  -                    the same for standard input, printed as MD5-P/K (-)
+  (no arguments)       print the digest of standard input alone
+
+Time trial options (they apply to every -t): --block-size=SIZE, --count=COUNT
+and --cold, as in 'linerate md5 --help'.
+
+  --                   every later argument is a FILE
+  -h, --help           print this help
+
+A word that starts with '-' and is none of these is an error: name such a
+file ./-name. LINERATE_LANES_BACKEND=avx512|avx2|sse2|portable forces the
+lanes engine MD5-P/K runs on.
+
+Exit status: 0 if all went well; 1 if a FILE could not be read or the time
+trial could not get its memory; 2 for a usage error.
+";
+
+/// Which driver runs: RFC 1321's for MD5, or its MD5-P/K twin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Driver {
+    Md5,
+    Md5p,
+}
+
+impl Driver {
+    fn command(self) -> &'static str {
+        match self {
+            Driver::Md5 => "md5",
+            Driver::Md5p => "md5p",
+        }
+    }
+
+    fn usage(self) -> &'static str {
+        match self {
+            Driver::Md5 => USAGE,
+            Driver::Md5p => MD5P_USAGE,
+        }
+    }
+}
+
 /// Runs `linerate md5` with `args` (the words after `md5`).
 pub fn main(args: &[OsString]) -> ExitCode {
-    let run = match parse(args) {
+    run_driver(args, Driver::Md5)
+}
+
+/// Runs `linerate md5p` with `args` (the words after `md5p`).
+pub fn main_md5p(args: &[OsString]) -> ExitCode {
+    run_driver(args, Driver::Md5p)
+}
+
+fn run_driver(args: &[OsString], driver: Driver) -> ExitCode {
+    let run = match parse(args, driver) {
         Ok(Command::Help) => {
-            print_or_quiet(USAGE.as_bytes());
+            print_or_quiet(driver.usage().as_bytes());
             return ExitCode::SUCCESS;
         }
         Ok(Command::Run(run)) => run,
         Err(message) => {
-            eprintln!("{PROGRAM}: {message}\nTry 'linerate md5 --help' for more information.");
+            eprintln!(
+                "{PROGRAM}: {message}\nTry 'linerate {} --help' for more information.",
+                driver.command()
+            );
             return ExitCode::from(2);
         }
     };
     let ok = if run.actions.is_empty() {
-        filter_stdin()
+        filter_stdin(run.algorithm)
     } else {
         // `&=` rather than `all`: a failure must not stop later arguments.
         let mut ok = true;
         for action in &run.actions {
-            ok &= perform(action, &run.trial);
+            ok &= perform(action, &run.trial, run.algorithm);
         }
         ok
     };
@@ -107,6 +178,8 @@ enum Command {
 struct Run {
     actions: Vec<Action>,
     trial: trial::Options,
+    /// MD5, or MD5-P/K with `-k`'s K.
+    algorithm: Algorithm,
 }
 
 /// One argument's work, done in command-line order.
@@ -123,11 +196,18 @@ enum Action {
     Stdin,
 }
 
+/// The K of MD5-P/K when `-k` is not given.
+const DEFAULT_K: usize = 16;
+
 /// Reads the whole command line, so that a usage error is reported before
 /// anything runs (a typo after `-t` must not cost a time trial first).
-fn parse(args: &[OsString]) -> Result<Command, String> {
+fn parse(args: &[OsString], driver: Driver) -> Result<Command, String> {
     let mut actions = Vec::new();
     let mut trial = trial::Options::default();
+    let mut algorithm = match driver {
+        Driver::Md5 => Algorithm::Md5,
+        Driver::Md5p => Algorithm::Md5p(DEFAULT_K),
+    };
     let mut trial_option_seen = false;
     let mut only_operands = false;
     let mut args = args.iter();
@@ -142,7 +222,18 @@ fn parse(args: &[OsString]) -> Result<Command, String> {
         match bytes {
             b"--" => only_operands = true,
             b"-h" | b"--help" => return Ok(Command::Help),
-            b"-x" => actions.push(Action::Suite),
+            b"-x" if driver == Driver::Md5 => actions.push(Action::Suite),
+            b"-k" | b"--k" if driver == Driver::Md5p => {
+                let k = args.next().ok_or(format!(
+                    "option '{}' needs K: -k K, -kK or --k=K",
+                    arg.to_string_lossy()
+                ))?;
+                algorithm = parse_k(k.as_encoded_bytes())?;
+            }
+            [b'-', b'-', b'k', b'=', k @ ..] if driver == Driver::Md5p => {
+                algorithm = parse_k(k)?;
+            }
+            [b'-', b'k', k @ ..] if driver == Driver::Md5p => algorithm = parse_k(k)?,
             b"-t" => actions.push(Action::Trial),
             b"-s" => {
                 let string = args
@@ -167,7 +258,21 @@ fn parse(args: &[OsString]) -> Result<Command, String> {
     if trial_option_seen && !actions.contains(&Action::Trial) {
         return Err("--block-size, --count and --cold set up the time trial: add -t".into());
     }
-    Ok(Command::Run(Run { actions, trial }))
+    Ok(Command::Run(Run {
+        actions,
+        trial,
+        algorithm,
+    }))
+}
+
+/// `-k`'s value: MD5-P/K for a valid K.
+fn parse_k(value: &[u8]) -> Result<Algorithm, String> {
+    std::str::from_utf8(value)
+        .ok()
+        .filter(|text| text.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|text| text.parse::<usize>().ok())
+        .and_then(Algorithm::md5p)
+        .ok_or_else(|| format!("invalid K '{}': {VALID_K}", String::from_utf8_lossy(value)))
 }
 
 /// A FILE argument, or `-` for standard input.
@@ -211,18 +316,21 @@ fn parse_long<'a>(
 }
 
 /// Does one argument's work; `false` if it failed (already reported).
-fn perform(action: &Action, trial: &trial::Options) -> bool {
+fn perform(action: &Action, trial: &trial::Options, algorithm: Algorithm) -> bool {
+    let label = algorithm.label();
     match action {
         Action::String(string) => {
-            print_or_quiet(&string_line(string, &linerate::md5(string)));
+            let mut hasher = algorithm.hasher();
+            hasher.update(string);
+            print_or_quiet(&string_line(&label, string, &hasher.finalize()));
             true
         }
         Action::Suite => suite::run(),
-        Action::Trial => trial::run(trial),
-        Action::File(path) => hash_file(path),
-        Action::Stdin => match digest_reader(io::stdin().lock()) {
+        Action::Trial => trial::run(trial, algorithm),
+        Action::File(path) => hash_file(path, algorithm),
+        Action::Stdin => match digest_reader(io::stdin().lock(), algorithm) {
             Ok(digest) => {
-                print_or_quiet(&labelled_line(b"-", &digest));
+                print_or_quiet(&labelled_line(&label, b"-", &digest));
                 true
             }
             Err(e) => report_read_error("-", &e),
@@ -231,10 +339,11 @@ fn perform(action: &Action, trial: &trial::Options) -> bool {
 }
 
 /// `MD5 (FILE) = DIGEST`, or a message on stderr.
-fn hash_file(path: &OsString) -> bool {
-    match File::open(path).and_then(digest_reader) {
+fn hash_file(path: &OsString, algorithm: Algorithm) -> bool {
+    match File::open(path).and_then(|file| digest_reader(file, algorithm)) {
         Ok(digest) => {
-            print_or_quiet(&labelled_line(path.as_encoded_bytes(), &digest));
+            let label = algorithm.label();
+            print_or_quiet(&labelled_line(&label, path.as_encoded_bytes(), &digest));
             true
         }
         Err(e) => report_read_error(&path.to_string_lossy(), &e),
@@ -242,8 +351,8 @@ fn hash_file(path: &OsString) -> bool {
 }
 
 /// mddriver's MDFilter: standard input's digest alone on a line.
-fn filter_stdin() -> bool {
-    match digest_reader(io::stdin().lock()) {
+fn filter_stdin(algorithm: Algorithm) -> bool {
+    match digest_reader(io::stdin().lock(), algorithm) {
         Ok(digest) => {
             print_or_quiet(format!("{}\n", hex(&digest)).as_bytes());
             true
@@ -253,11 +362,11 @@ fn filter_stdin() -> bool {
 }
 
 /// Hashes everything `reader` yields, in constant memory.
-fn digest_reader(mut reader: impl Read) -> io::Result<[u8; 16]> {
+fn digest_reader(mut reader: impl Read, algorithm: Algorithm) -> io::Result<[u8; 16]> {
     // Large enough that the per-read system call is noise next to hashing.
     const CHUNK: usize = 128 * 1024;
     let mut buffer = vec![0; CHUNK];
-    let mut hasher = Md5::new();
+    let mut hasher = algorithm.hasher();
     loop {
         match reader.read(&mut buffer) {
             Ok(0) => return Ok(hasher.finalize()),
@@ -284,19 +393,21 @@ fn reason(e: &io::Error) -> String {
     }
 }
 
-/// `MD5 ("STRING") = DIGEST` and a newline, as mddriver's MDString prints it.
-fn string_line(string: &[u8], digest: &[u8; 16]) -> Vec<u8> {
+/// `MD5 ("STRING") = DIGEST` and a newline, as mddriver's MDString prints
+/// it; `function` is the label in front (`MD5`, `MD5-P/16`).
+fn string_line(function: &str, string: &[u8], digest: &[u8; 16]) -> Vec<u8> {
     let mut quoted = Vec::with_capacity(string.len() + 2);
     quoted.push(b'"');
     quoted.extend_from_slice(string);
     quoted.push(b'"');
-    labelled_line(&quoted, digest)
+    labelled_line(function, &quoted, digest)
 }
 
 /// `MD5 (LABEL) = DIGEST` and a newline; LABEL's bytes are written as given.
-fn labelled_line(label: &[u8], digest: &[u8; 16]) -> Vec<u8> {
-    let mut line = Vec::with_capacity(label.len() + 42);
-    line.extend_from_slice(b"MD5 (");
+fn labelled_line(function: &str, label: &[u8], digest: &[u8; 16]) -> Vec<u8> {
+    let mut line = Vec::with_capacity(function.len() + label.len() + 40);
+    line.extend_from_slice(function.as_bytes());
+    line.extend_from_slice(b" (");
     line.extend_from_slice(label);
     line.extend_from_slice(b") = ");
     line.extend_from_slice(hex(digest).as_bytes());
@@ -318,7 +429,7 @@ mod tests {
     }
 
     fn actions(words: &[&str]) -> Vec<Action> {
-        match parse(&args(words)) {
+        match parse(&args(words), Driver::Md5) {
             Ok(Command::Run(run)) => run.actions,
             other => panic!("{words:?} parsed as {other:?}"),
         }
@@ -362,15 +473,19 @@ mod tests {
             &["-t", "--block-size=12Q"],
             &["-t", "--cold=yes"],
         ] {
-            assert!(parse(&args(words)).is_err(), "{words:?} was accepted");
+            assert!(
+                parse(&args(words), Driver::Md5).is_err(),
+                "{words:?} was accepted"
+            );
         }
     }
 
     #[test]
     fn trial_options_in_both_forms() {
-        let Ok(Command::Run(run)) =
-            parse(&args(&["--block-size", "2K", "--count=7", "-t", "--cold"]))
-        else {
+        let Ok(Command::Run(run)) = parse(
+            &args(&["--block-size", "2K", "--count=7", "-t", "--cold"]),
+            Driver::Md5,
+        ) else {
             panic!("rejected");
         };
         assert_eq!(
@@ -385,7 +500,10 @@ mod tests {
 
     #[test]
     fn help_wins() {
-        assert_eq!(parse(&args(&["-x", "--help"])), Ok(Command::Help));
+        assert_eq!(
+            parse(&args(&["-x", "--help"]), Driver::Md5),
+            Ok(Command::Help)
+        );
     }
 
     #[test]
@@ -398,8 +516,50 @@ mod tests {
     fn lines() {
         let digest = linerate::md5(b"abc");
         assert_eq!(
-            string_line(b"abc", &digest),
+            string_line("MD5", b"abc", &digest),
             b"MD5 (\"abc\") = 900150983cd24fb0d6963f7d28e17f72\n"
         );
+        assert_eq!(
+            labelled_line("MD5-P/16", b"-", &[0; 16]),
+            b"MD5-P/16 (-) = 00000000000000000000000000000000\n"
+        );
+    }
+
+    fn md5p(words: &[&str]) -> Result<Run, String> {
+        match parse(&args(words), Driver::Md5p)? {
+            Command::Run(run) => Ok(run),
+            Command::Help => Err("help".into()),
+        }
+    }
+
+    #[test]
+    fn md5p_takes_k_in_every_form() {
+        assert_eq!(md5p(&[]).map(|r| r.algorithm), Ok(Algorithm::Md5p(16)));
+        for words in [
+            &["-k", "8", "-sabc"][..],
+            &["-k8"],
+            &["--k", "8"],
+            &["--k=8"],
+            &["-k", "32", "-t", "-k", "8"],
+        ] {
+            assert_eq!(
+                md5p(words).map(|r| r.algorithm),
+                Ok(Algorithm::Md5p(8)),
+                "{words:?}"
+            );
+        }
+        for words in [
+            &["-k"][..],
+            &["-k", "6"],
+            &["-k0"],
+            &["--k=260"],
+            &["-k", "x"],
+            &["-x"],
+            &["-k", "-8"],
+        ] {
+            assert!(md5p(words).is_err(), "{words:?} was accepted");
+        }
+        // md5 has no -k.
+        assert!(parse(&args(&["-k", "8"]), Driver::Md5).is_err());
     }
 }

@@ -33,7 +33,7 @@ pub fn run() -> bool {
     let mut ok = true;
     for (message, expected) in SUITE {
         let digest = linerate::md5(message.as_bytes());
-        print_or_quiet(&string_line(message.as_bytes(), &digest));
+        print_or_quiet(&string_line("MD5", message.as_bytes(), &digest));
         let got = hex(&digest);
         if got != expected {
             eprintln!(

@@ -15,12 +15,17 @@
 //! block, so nothing read is still cached when its turn comes (RFC 1810's
 //! "prohibit on-chip caching of the data block"). The bytes hashed, and so
 //! the digest, are the same as without `--cold`: COUNT copies of the block.
+//!
+//! The same trial times MD5-P/K for `linerate md5p -t`: the first line names
+//! the function (`MD5-P/16 time trial. ...`), `Backend` is the lanes
+//! backend, and everything else is unchanged. The timed loop is generic over
+//! [`Digester`], so each function's loop is compiled without dispatch.
 
 use super::hex;
 use crate::PROGRAM;
+use crate::algorithm::{Algorithm, Digester};
 use crate::output::print_or_quiet;
-use linerate::md5::Backend;
-use linerate::{Md5, clock};
+use linerate::{Md5, Md5p, clock};
 use std::fs;
 use std::path::Path;
 use std::time::Instant;
@@ -135,8 +140,9 @@ fn parse_size(text: &[u8]) -> Option<u64> {
         .checked_mul(unit)
 }
 
-/// Runs the trial and prints it; `false` if its memory could not be had.
-pub fn run(options: &Options) -> bool {
+/// Runs the trial of `algorithm` and prints it; `false` if its memory could
+/// not be had.
+pub fn run(options: &Options, algorithm: Algorithm) -> bool {
     let blocks = match Blocks::new(options) {
         Ok(blocks) => blocks,
         Err(message) => {
@@ -147,15 +153,24 @@ pub fn run(options: &Options) -> bool {
     // mddriver prints this much, flushes, hashes, then prints " done".
     print_or_quiet(
         format!(
-            "MD5 time trial. Digesting {} {}-byte blocks ...",
-            options.count, options.block_size
+            "{} time trial. Digesting {} {}-byte blocks ...",
+            algorithm.label(),
+            options.count,
+            options.block_size
         )
         .as_bytes(),
     );
     // The clock is read right before and right after the timed run, so the
     // cycles/byte figure uses the clock the run had.
     let clock_before = clock::core_hz();
-    let timed = hash_blocks(&blocks, options.count);
+    let timed = match algorithm {
+        Algorithm::Md5 => hash_blocks(&blocks, options.count, Md5::new()),
+        Algorithm::Md5p(k) => hash_blocks(
+            &blocks,
+            options.count,
+            Md5p::new(k).expect("an Algorithm holds a valid K"),
+        ),
+    };
     let clock_after = clock::core_hz();
     let report = Report {
         options,
@@ -252,18 +267,19 @@ fn mebibytes(bytes: u64) -> String {
 struct Timed {
     digest: [u8; 16],
     seconds: f64,
-    backend: Backend,
+    /// The backend's name.
+    backend: String,
 }
 
-/// The timed part: exactly mddriver's MDInit, COUNT MDUpdates, MDFinal.
-fn hash_blocks(blocks: &Blocks, count: usize) -> Timed {
-    let mut hasher = Md5::new();
-    let backend = hasher.backend();
+/// The timed part: exactly mddriver's MDInit, COUNT MDUpdates, MDFinal,
+/// with `hasher` fresh from its init.
+fn hash_blocks<D: Digester>(blocks: &Blocks, count: usize, mut hasher: D) -> Timed {
+    let backend = hasher.backend_name();
     let start = Instant::now();
     for block in blocks.sequence(count) {
-        hasher.update(block);
+        hasher.absorb(block);
     }
-    let digest = hasher.finalize();
+    let digest = hasher.digest();
     let seconds = start.elapsed().as_secs_f64();
     Timed {
         digest,
@@ -401,7 +417,7 @@ mod tests {
             timed: Timed {
                 digest: [0; 16],
                 seconds: 1.0,
-                backend: Backend::Portable,
+                backend: "portable".into(),
             },
             clock_before: Some(before),
             clock_after: Some(after),

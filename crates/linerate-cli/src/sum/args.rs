@@ -1,9 +1,14 @@
 //! md5sum's options, their interplay and their usage errors.
 
 use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
 
 use super::format::LineStyle;
 use super::getopt::{Getopt, LongOption};
+use crate::algorithm::Algorithm;
+
+/// The most threads `-j` accepts.
+pub const MAX_THREADS: usize = 1024;
 
 /// What `--check` does besides checking.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,8 +32,21 @@ pub struct Options {
     pub check: bool,
     pub style: LineStyle,
     pub check_options: CheckOptions,
+    /// `-a`: the function computed, and checked on untagged lines.
+    pub algorithm: Algorithm,
+    /// `-j`: threads hashing files; `None` for one per available core.
+    pub threads: Option<usize>,
     /// The operands; never empty (`-` stands for standard input).
     pub files: Vec<OsString>,
+}
+
+impl Options {
+    /// The number of threads to hash files on: `-j`'s, else one per core.
+    pub fn thread_count(&self) -> usize {
+        self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
 }
 
 /// What the command line asks for.
@@ -57,7 +75,26 @@ enum Flag {
     Zero,
     Help,
     Version,
+    /// `-a ALGO` (takes an argument).
+    Algorithm,
+    /// `-j N` (takes an argument).
+    Threads,
 }
+
+/// linerate's own options, which take an argument.
+const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[(b'a', Flag::Algorithm), (b'j', Flag::Threads)];
+
+/// Their long forms, matched only in full (see [`super::getopt`]).
+const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
+    LongOption {
+        name: "algorithm",
+        value: Flag::Algorithm,
+    },
+    LongOption {
+        name: "threads",
+        value: Flag::Threads,
+    },
+];
 
 const SHORT: &[(u8, Flag)] = &[
     (b'b', Flag::Binary),
@@ -128,6 +165,8 @@ struct Given {
     tag: bool,
     zero: bool,
     check_options: CheckOptions,
+    algorithm: Algorithm,
+    threads: Option<usize>,
 }
 
 impl Given {
@@ -148,8 +187,19 @@ impl Given {
             Flag::Status => (o.status, o.warn, o.quiet) = (true, false, false),
             Flag::Warn => (o.status, o.warn, o.quiet) = (false, true, false),
             Flag::Quiet => (o.status, o.warn, o.quiet) = (false, false, true),
-            Flag::Help | Flag::Version => {}
+            Flag::Help | Flag::Version | Flag::Algorithm | Flag::Threads => {}
         }
+    }
+
+    /// An option's argument; a bad one is a usage error at once, as a
+    /// getopt loop reports it.
+    fn apply_argument(&mut self, flag: Flag, argument: &[u8]) -> Result<(), String> {
+        match flag {
+            Flag::Algorithm => self.algorithm = Algorithm::from_name(argument)?,
+            Flag::Threads => self.threads = Some(parse_threads(argument)?),
+            _ => {}
+        }
+        Ok(())
     }
 
     /// md5sum's checks, in md5sum's order: the first failing one is reported.
@@ -204,12 +254,17 @@ impl Given {
 /// as they are met, as in md5sum, so an error after them goes unnoticed.
 pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageError> {
     let mut given = Given::default();
-    let mut getopt = Getopt::new(args, SHORT, LONG, posixly_correct);
-    for flag in getopt.by_ref() {
-        match flag.map_err(|e| UsageError(e.message()))? {
-            Flag::Help => return Ok(Command::Help),
-            Flag::Version => return Ok(Command::Version),
-            flag => given.apply(flag),
+    let mut getopt = Getopt::new(args, SHORT, LONG, posixly_correct)
+        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT);
+    for found in getopt.by_ref() {
+        let found = found.map_err(|e| UsageError(e.message()))?;
+        match (found.value, found.argument) {
+            (Flag::Help, _) => return Ok(Command::Help),
+            (Flag::Version, _) => return Ok(Command::Version),
+            (flag, Some(argument)) => given
+                .apply_argument(flag, argument.as_bytes())
+                .map_err(|m| UsageError(m.into_bytes()))?,
+            (flag, None) => given.apply(flag),
         }
     }
     given
@@ -227,8 +282,25 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
             zero: given.zero,
         },
         check_options: given.check_options,
+        algorithm: given.algorithm,
+        threads: given.threads,
         files,
     }))
+}
+
+/// `-j`'s argument: 1 to [`MAX_THREADS`].
+fn parse_threads(argument: &[u8]) -> Result<usize, String> {
+    std::str::from_utf8(argument)
+        .ok()
+        .filter(|text| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|text| text.parse::<usize>().ok())
+        .filter(|n| (1..=MAX_THREADS).contains(n))
+        .ok_or_else(|| {
+            format!(
+                "invalid number of threads '{}': give 1 to {MAX_THREADS}",
+                String::from_utf8_lossy(argument)
+            )
+        })
 }
 
 #[cfg(test)]
@@ -301,6 +373,38 @@ mod tests {
                 ..CheckOptions::default()
             }
         );
+    }
+
+    #[test]
+    fn algorithm_and_threads() {
+        let Ok(Command::Run(options)) = parse_strs(&["-a", "md5p16", "-j2", "f"]) else {
+            panic!("no run")
+        };
+        assert_eq!(options.algorithm, Algorithm::Md5p(16));
+        assert_eq!(options.threads, Some(2));
+        let Ok(Command::Run(options)) =
+            parse_strs(&["--algorithm=md5p4", "--threads", "7", "-c", "f"])
+        else {
+            panic!("no run")
+        };
+        assert_eq!(options.algorithm, Algorithm::Md5p(4));
+        assert_eq!(options.threads, Some(7));
+        assert!(options.check);
+        let Ok(Command::Run(options)) = parse_strs(&["f"]) else {
+            panic!("no run")
+        };
+        assert_eq!((options.algorithm, options.threads), (Algorithm::Md5, None));
+        assert!(error(&["-a", "md5p6", "f"]).starts_with("invalid algorithm 'md5p6'"));
+        assert!(error(&["-a", "sha1"]).starts_with("invalid algorithm 'sha1'"));
+        assert!(error(&["-j", "0"]).starts_with("invalid number of threads '0'"));
+        assert!(error(&["-j", "x"]).starts_with("invalid number of threads 'x'"));
+        assert_eq!(error(&["f", "-a"]), "option requires an argument -- 'a'");
+        assert_eq!(
+            error(&["--threads"]),
+            "option '--threads' requires an argument"
+        );
+        // A bad argument is reported when met, as getopt loops do.
+        assert!(error(&["-a", "x", "--help"]).starts_with("invalid algorithm"));
     }
 
     #[test]

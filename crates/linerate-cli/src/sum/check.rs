@@ -5,7 +5,10 @@
 //! - GNU: `HEX  NAME` (text) or `HEX *NAME` (binary); a tab may stand for the
 //!   first space;
 //! - BSD tagged: `MD5 (NAME) = HEX`, the name ending at the last `)`, with
-//!   optional blanks around `=` and no space needed after `MD5`;
+//!   optional blanks around `=` and no space needed after `MD5`; linerate
+//!   also reads `MD5PK (NAME) = HEX` for MD5-P/K (`MD5P16`), which md5sum
+//!   calls improperly formatted, so every line md5sum accepts still parses
+//!   as it does;
 //! - BSD reversed (`md5 -r`): `HEX NAME` with a single blank.
 //!
 //! Leading blanks are skipped, hex digits may be upper case, and a leading
@@ -21,6 +24,7 @@
 //! may carry anything after a NUL that follows its digest.
 
 use super::escape;
+use crate::algorithm::Algorithm;
 
 /// Length of an MD5 digest in hex digits.
 const HEX_LEN: usize = 32;
@@ -63,6 +67,9 @@ pub struct CheckLine {
     pub binary: bool,
     /// Which form the line had.
     pub form: Form,
+    /// The function a BSD tag names (`MD5`, `MD5P16`); `None` on untagged
+    /// lines, which are checked with `-a`'s function.
+    pub tag: Option<Algorithm>,
 }
 
 /// The part of a raw line (as read, with its newline) that gets parsed, or
@@ -93,20 +100,21 @@ pub fn parse_check_line_in(line: &[u8], layout: &mut Layout) -> Option<CheckLine
         i += 1;
     }
     if line[i..].starts_with(b"MD5") {
-        i += 3;
+        let (algorithm, tag_len) = Algorithm::from_tag_prefix(&line[i..])?;
+        i += tag_len;
         if byte_at(line, i) == b' ' {
             i += 1;
         }
         if byte_at(line, i) != b'(' {
             return None;
         }
-        return parse_tagged(&line[i + 1..], escaped);
+        return parse_tagged(&line[i + 1..], escaped, algorithm);
     }
     parse_untagged(line, i, escaped, layout)
 }
 
 /// `NAME) = HEX`, what follows `MD5 (`.
-fn parse_tagged(s: &[u8], escaped: bool) -> Option<CheckLine> {
+fn parse_tagged(s: &[u8], escaped: bool, algorithm: Algorithm) -> Option<CheckLine> {
     let close = s.iter().rposition(|&b| b == b')')?;
     let name = parse_name(&s[..close], escaped)?;
     let mut i = close + 1;
@@ -126,6 +134,7 @@ fn parse_tagged(s: &[u8], escaped: bool) -> Option<CheckLine> {
         name,
         binary: false,
         form: Form::Tagged,
+        tag: Some(algorithm),
     })
 }
 
@@ -169,6 +178,7 @@ fn parse_untagged(
         name,
         binary,
         form,
+        tag: None,
     })
 }
 
@@ -230,6 +240,7 @@ mod tests {
             name: name.to_vec(),
             binary,
             form,
+            tag: (form == Form::Tagged).then_some(Algorithm::Md5),
         })
     }
 
@@ -268,6 +279,25 @@ mod tests {
         assert_eq!(parse(&format!("MD5  (a) = {HEX}")), None);
         assert_eq!(parse(&format!("MD5 (a) = {HEX} ")), None);
         assert_eq!(parse(&format!("MD5 (a) = {}", &HEX[1..])), None);
+    }
+
+    #[test]
+    fn md5p_tags() {
+        let md5p = |k, name: &[u8]| {
+            entry(name, false, Form::Tagged).map(|line| CheckLine {
+                tag: Some(Algorithm::Md5p(k)),
+                ..line
+            })
+        };
+        assert_eq!(parse(&format!("MD5P16 (a) = {HEX}")), md5p(16, b"a"));
+        assert_eq!(parse(&format!("MD5P4(a) = {HEX}")), md5p(4, b"a"));
+        assert_eq!(
+            parse(&format!("\\MD5P256 (a\\nb) = {HEX}")),
+            md5p(256, b"a\nb")
+        );
+        for bad in ["MD5P", "MD5P6", "MD5P016", "MD5P260", "MD5p16", "MD5P16x"] {
+            assert_eq!(parse(&format!("{bad} (a) = {HEX}")), None, "{bad}");
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The lines `linerate sum` prints: `HEX  NAME`, `HEX *NAME` and the BSD
-//! `MD5 (NAME) = HEX`, each escaped the way md5sum escapes them.
+//! `MD5 (NAME) = HEX` (`MD5P16 (NAME) = HEX` for MD5-P/16), each escaped the
+//! way md5sum escapes them.
 
 use super::escape;
+use crate::algorithm::Algorithm;
 
 /// How a computed checksum line is laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,6 +27,17 @@ pub fn push_hex(out: &mut Vec<u8>, digest: &[u8; 16]) {
 
 /// Appends the line md5sum prints for `name` with `digest`, terminator included.
 pub fn push_sum_line(out: &mut Vec<u8>, digest: &[u8; 16], name: &[u8], style: LineStyle) {
+    push_sum_line_for(out, Algorithm::Md5, digest, name, style);
+}
+
+/// [`push_sum_line`] for any function: only the BSD tag differs.
+pub fn push_sum_line_for(
+    out: &mut Vec<u8>,
+    algorithm: Algorithm,
+    digest: &[u8; 16],
+    name: &[u8],
+    style: LineStyle,
+) {
     // With --zero the NUL terminator keeps names unambiguous, so md5sum
     // leaves them as they are.
     let escaped = !style.zero && escape::needs_escape(name);
@@ -39,7 +52,11 @@ pub fn push_sum_line(out: &mut Vec<u8>, digest: &[u8; 16], name: &[u8], style: L
         }
     };
     if style.tagged {
-        out.extend_from_slice(b"MD5 (");
+        match algorithm {
+            Algorithm::Md5 => out.extend_from_slice(b"MD5"),
+            other => out.extend_from_slice(other.tag().as_bytes()),
+        }
+        out.extend_from_slice(b" (");
         push_name(out);
         out.extend_from_slice(b") = ");
         push_hex(out, digest);
@@ -122,6 +139,30 @@ mod tests {
             line(b"a\nb", zero),
             b"900150983cd24fb0d6963f7d28e17f72  a\nb\0"
         );
+    }
+
+    #[test]
+    fn md5p_tags() {
+        let tagged = LineStyle {
+            tagged: true,
+            binary: true,
+            zero: false,
+        };
+        let mut out = Vec::new();
+        push_sum_line_for(&mut out, Algorithm::Md5p(16), &ABC, b"a\\b", tagged);
+        assert_eq!(
+            out,
+            b"\\MD5P16 (a\\\\b) = 900150983cd24fb0d6963f7d28e17f72\n"
+        );
+        out.clear();
+        push_sum_line_for(
+            &mut out,
+            Algorithm::Md5p(4),
+            &ABC,
+            b"a",
+            LineStyle::default(),
+        );
+        assert_eq!(out, b"900150983cd24fb0d6963f7d28e17f72  a\n");
     }
 
     #[test]

@@ -3,9 +3,15 @@
 //! unambiguous prefixes (`--stat`), `--` to end the options, and operands
 //! mixed with options (GNU permutation; with `POSIXLY_CORRECT` set the first
 //! operand ends the options instead). Error messages are glibc's.
+//!
+//! linerate's own options take a required argument, the glibc way (`-a X`,
+//! `-aX`, `-ba X`, `--algorithm X`, `--algorithm=X`). Their long names match
+//! only when spelled out in full: they take part in no abbreviation, so
+//! md5sum's abbreviations (`--t`, `--st`) and their error messages stay
+//! exactly md5sum's.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 /// A long option and the value it stands for.
 pub struct LongOption<T> {
@@ -27,6 +33,10 @@ pub enum GetoptError {
     },
     /// `--check=x`: none of md5sum's options takes an argument.
     UnexpectedArgument(&'static str),
+    /// `-a` as the last argument.
+    MissingShortArgument(u8),
+    /// `--algorithm` as the last argument.
+    MissingLongArgument(&'static str),
 }
 
 impl GetoptError {
@@ -57,9 +67,24 @@ impl GetoptError {
                     format!("option '--{name}' doesn't allow an argument").as_bytes(),
                 );
             }
+            GetoptError::MissingShortArgument(c) => {
+                m.extend_from_slice(b"option requires an argument -- '");
+                m.push(*c);
+                m.push(b'\'');
+            }
+            GetoptError::MissingLongArgument(name) => {
+                m.extend_from_slice(format!("option '--{name}' requires an argument").as_bytes());
+            }
         }
         m
     }
+}
+
+/// An option met on the command line, with its argument if it takes one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found<T> {
+    pub value: T,
+    pub argument: Option<OsString>,
 }
 
 /// Yields the options of a command line in order; the operands it passes
@@ -71,6 +96,9 @@ pub struct Getopt<'a, T> {
     bundle: Option<(usize, usize)>,
     short: &'a [(u8, T)],
     long: &'a [LongOption<T>],
+    /// Options that take a required argument; the long ones match exactly.
+    short_with_argument: &'a [(u8, T)],
+    long_with_argument: &'a [LongOption<T>],
     /// Set by `--`, or by the first operand under `POSIXLY_CORRECT`.
     options_ended: bool,
     posixly_correct: bool,
@@ -90,10 +118,20 @@ impl<'a, T: Copy> Getopt<'a, T> {
             bundle: None,
             short,
             long,
+            short_with_argument: &[],
+            long_with_argument: &[],
             options_ended: false,
             posixly_correct,
             operands: Vec::new(),
         }
+    }
+
+    /// Adds options that take a required argument: short ones, and long ones
+    /// that match only when spelled out in full.
+    pub fn with_arguments(mut self, short: &'a [(u8, T)], long: &'a [LongOption<T>]) -> Self {
+        self.short_with_argument = short;
+        self.long_with_argument = long;
+        self
     }
 
     /// The operands, in command-line order, once the options are consumed.
@@ -102,24 +140,68 @@ impl<'a, T: Copy> Getopt<'a, T> {
         self.operands
     }
 
-    fn next_short(&mut self, index: usize, pos: usize) -> Option<Result<T, GetoptError>> {
+    fn next_short(&mut self, index: usize, pos: usize) -> Option<Result<Found<T>, GetoptError>> {
         let bytes = self.args[index].as_bytes();
         let &c = bytes.get(pos)?;
         self.bundle = Some((index, pos + 1));
+        if let Some(&(_, value)) = self.short_with_argument.iter().find(|(s, _)| *s == c) {
+            // The rest of the word is the argument, else the next word,
+            // whatever it looks like.
+            self.bundle = None;
+            let argument = if pos + 1 < bytes.len() {
+                OsString::from_vec(bytes[pos + 1..].to_vec())
+            } else {
+                match self.take_next_word() {
+                    Some(word) => word,
+                    None => return Some(Err(GetoptError::MissingShortArgument(c))),
+                }
+            };
+            return Some(Ok(Found {
+                value,
+                argument: Some(argument),
+            }));
+        }
         let found = self
             .short
             .iter()
             .find(|(s, _)| *s == c)
-            .map(|&(_, value)| value);
+            .map(|&(_, value)| Found {
+                value,
+                argument: None,
+            });
         Some(found.ok_or(GetoptError::InvalidShort(c)))
     }
 
-    /// Resolves `--BODY` as glibc does: an exact name wins, else a unique prefix.
-    fn long_option(&self, body: &[u8]) -> Result<T, GetoptError> {
-        let (name, has_argument) = match body.iter().position(|&b| b == b'=') {
-            Some(eq) => (&body[..eq], true),
-            None => (body, false),
+    fn take_next_word(&mut self) -> Option<OsString> {
+        let word = self.args.get(self.next)?.clone();
+        self.next += 1;
+        Some(word)
+    }
+
+    /// Resolves `--BODY` as glibc does: an exact name wins, else a unique
+    /// prefix of md5sum's own options.
+    fn long_option(&mut self, body: &[u8]) -> Result<Found<T>, GetoptError> {
+        let (name, inline) = match body.iter().position(|&b| b == b'=') {
+            Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
+            None => (body, None),
         };
+        let has_argument = inline.is_some();
+        if let Some(option) = self
+            .long_with_argument
+            .iter()
+            .find(|o| o.name.as_bytes() == name)
+        {
+            let argument = match inline {
+                Some(value) => OsString::from_vec(value.to_vec()),
+                None => self
+                    .take_next_word()
+                    .ok_or(GetoptError::MissingLongArgument(option.name))?,
+            };
+            return Ok(Found {
+                value: option.value,
+                argument: Some(argument),
+            });
+        }
         let found = match self.long.iter().find(|o| o.name.as_bytes() == name) {
             Some(exact) => exact,
             None => {
@@ -146,12 +228,15 @@ impl<'a, T: Copy> Getopt<'a, T> {
         if has_argument {
             return Err(GetoptError::UnexpectedArgument(found.name));
         }
-        Ok(found.value)
+        Ok(Found {
+            value: found.value,
+            argument: None,
+        })
     }
 }
 
 impl<T: Copy> Iterator for Getopt<'_, T> {
-    type Item = Result<T, GetoptError>;
+    type Item = Result<Found<T>, GetoptError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
@@ -216,7 +301,10 @@ mod tests {
     fn run(args: &[&str], posix: bool) -> (Vec<Result<O, GetoptError>>, Vec<String>) {
         let args: Vec<OsString> = args.iter().map(OsString::from).collect();
         let mut getopt = Getopt::new(&args, SHORT, LONG, posix);
-        let options: Vec<_> = getopt.by_ref().collect();
+        let options: Vec<_> = getopt
+            .by_ref()
+            .map(|found| found.map(|f| f.value))
+            .collect();
         let operands = getopt
             .into_operands()
             .into_iter()
@@ -255,6 +343,87 @@ mod tests {
                 "unrecognized option '--nope'",
                 "invalid option -- 'x'",
             ]
+        );
+    }
+
+    const SHORT_ARG: &[(u8, O)] = &[(b'a', O::Status)];
+    const LONG_ARG: &[LongOption<O>] = &[LongOption {
+        name: "algorithm",
+        value: O::Status,
+    }];
+
+    fn run_with_arguments(args: &[&str]) -> (Vec<Result<Found<O>, GetoptError>>, Vec<String>) {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        let mut getopt = Getopt::new(&args, SHORT, LONG, false).with_arguments(SHORT_ARG, LONG_ARG);
+        let options: Vec<_> = getopt.by_ref().collect();
+        let operands = getopt
+            .into_operands()
+            .into_iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        (options, operands)
+    }
+
+    fn with(argument: &str) -> Result<Found<O>, GetoptError> {
+        Ok(Found {
+            value: O::Status,
+            argument: Some(OsString::from(argument)),
+        })
+    }
+
+    #[test]
+    fn arguments_in_every_glibc_form() {
+        let (options, operands) = run_with_arguments(&[
+            "-a",
+            "x",
+            "f",
+            "-ay",
+            "-ba",
+            "-c",
+            "--algorithm",
+            "--",
+            "--algorithm=",
+            "g",
+        ]);
+        assert_eq!(
+            options,
+            vec![
+                with("x"),
+                with("y"),
+                Ok(Found {
+                    value: O::B,
+                    argument: None
+                }),
+                with("-c"),
+                with("--"),
+                with(""),
+            ]
+        );
+        assert_eq!(operands, vec!["f", "g"]);
+    }
+
+    #[test]
+    fn long_options_with_arguments_are_never_abbreviated() {
+        let (options, _) = run_with_arguments(&["--algo", "x", "--a", "--algorithm"]);
+        let messages: Vec<String> = options
+            .into_iter()
+            .filter_map(Result::err)
+            .map(|e| String::from_utf8_lossy(&e.message()).into_owned())
+            .collect();
+        assert_eq!(
+            messages,
+            vec![
+                "unrecognized option '--algo'",
+                "unrecognized option '--a'",
+                "option '--algorithm' requires an argument",
+            ]
+        );
+        let (options, _) = run_with_arguments(&["-ba"]);
+        assert_eq!(
+            options
+                .last()
+                .map(|e| e.as_ref().map_err(GetoptError::message)),
+            Some(Err(b"option requires an argument -- 'a'".to_vec()))
         );
     }
 }

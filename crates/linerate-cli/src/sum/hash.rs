@@ -8,6 +8,7 @@ use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 
 use super::progress::Progress;
+use crate::algorithm::Algorithm;
 
 /// Bytes read per `read` call: large enough to amortise system calls, small
 /// enough to stay in cache.
@@ -52,15 +53,16 @@ impl Default for FileHasher {
 }
 
 impl FileHasher {
-    /// The MD5 of the file `name`, or of standard input for `-`.
+    /// The digest of the file `name`, or of standard input for `-`.
     pub fn digest_named(
         &mut self,
         name: &OsStr,
+        algorithm: Algorithm,
         progress: &mut Progress,
     ) -> Result<[u8; 16], HashError> {
         let result = if name.as_bytes() == b"-" {
             progress.begin_file(name.as_bytes(), None);
-            self.digest_reader(io::stdin().lock(), progress)
+            self.digest_reader(io::stdin().lock(), algorithm, |n| progress.advance(n))
                 .map_err(HashError::Read)
         } else {
             let file = File::open(name).map_err(HashError::Open)?;
@@ -70,25 +72,28 @@ impl FileHasher {
                 .filter(|m| m.is_file())
                 .map(|m| m.len());
             progress.begin_file(name.as_bytes(), len);
-            self.digest_reader(file, progress).map_err(HashError::Read)
+            self.digest_reader(file, algorithm, |n| progress.advance(n))
+                .map_err(HashError::Read)
         };
         progress.end_file();
         result
     }
 
-    /// The MD5 of everything `reader` yields.
+    /// The digest of everything `reader` yields; `advance` hears of every
+    /// piece hashed.
     pub fn digest_reader(
         &mut self,
         mut reader: impl Read,
-        progress: &Progress,
+        algorithm: Algorithm,
+        mut advance: impl FnMut(usize),
     ) -> io::Result<[u8; 16]> {
-        let mut md5 = linerate::Md5::new();
+        let mut hasher = algorithm.hasher();
         loop {
             match reader.read(&mut self.buf) {
-                Ok(0) => return Ok(md5.finalize()),
+                Ok(0) => return Ok(hasher.finalize()),
                 Ok(n) => {
-                    md5.update(&self.buf[..n]);
-                    progress.advance(n);
+                    hasher.update(&self.buf[..n]);
+                    advance(n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
@@ -105,8 +110,12 @@ mod tests {
     fn digest_of_a_reader_matches_the_one_shot_function() {
         let data: Vec<u8> = (0..CHUNK * 2 + 77).map(|i| (i % 251) as u8).collect();
         let mut hasher = FileHasher::default();
-        let digest = hasher.digest_reader(&data[..], &Progress::hidden()).ok();
+        let digest = hasher.digest_reader(&data[..], Algorithm::Md5, drop).ok();
         assert_eq!(digest, Some(linerate::md5(&data)));
+        let digest = hasher
+            .digest_reader(&data[..], Algorithm::Md5p(8), drop)
+            .ok();
+        assert_eq!(digest, linerate::md5p(8, &data).ok());
     }
 
     #[test]
@@ -115,12 +124,13 @@ mod tests {
         let err = hasher
             .digest_named(
                 OsStr::new("/nonexistent/linerate-test"),
+                Algorithm::Md5,
                 &mut Progress::hidden(),
             )
             .err();
         assert!(err.is_some_and(|e| e.is_missing()));
         let err = hasher
-            .digest_named(OsStr::new("/"), &mut Progress::hidden())
+            .digest_named(OsStr::new("/"), Algorithm::Md5, &mut Progress::hidden())
             .err();
         assert!(err.is_some_and(|e| !e.is_missing() && matches!(e, HashError::Read(_))));
     }

@@ -5,9 +5,28 @@
 //! and the usage hint (`Try 'linerate sum --help' ...`). The help and version
 //! texts are our own.
 //!
+//! Beyond md5sum, two options of linerate's own, which md5sum rejects:
+//!
+//! - `-a`/`--algorithm ALGO`: `md5` (the default) or `md5pK`, RFC 1810's
+//!   MD5-P/K ([`crate::algorithm`]). `--tag` lines carry the tag `MD5PK`
+//!   (`MD5P16 (name) = hex`). `--check` reads the function of a BSD line
+//!   from its tag, so one checksum file may mix `MD5` and `MD5P16` lines;
+//!   untagged lines are checked with `-a`'s function. With `-w`, a malformed
+//!   line is "improperly formatted MD5 checksum line" as in md5sum, or
+//!   "improperly formatted MD5P16 checksum line" under `-a md5p16`.
+//! - `-j`/`--threads N`: files are hashed on N threads (default: one per
+//!   core), several at once per thread in the lanes engine ([`jobs`]);
+//!   the output is the same for every N. `--check` hashes its files one
+//!   after another and ignores `-j`.
+//!
+//! Their long names must be spelled out in full, so that md5sum's
+//! abbreviations keep their meaning and messages (`--t` stays ambiguous
+//! between `--tag` and `--text` only). Without them, everything is md5sum's.
+//!
 //! - [`args`] and [`getopt`]: the command line, parsed as glibc's
 //!   `getopt_long` parses md5sum's;
 //! - [`hash`]: files and standard input hashed in fixed-size chunks;
+//! - [`jobs`]: many files at once, printed in argument order;
 //! - [`format`](mod@format) and [`escape`]: the checksum lines printed;
 //! - [`check`]: the checksum-line parser behind `--check`, and [`verify`],
 //!   which runs it;
@@ -38,23 +57,28 @@ pub mod escape;
 pub mod format;
 pub mod getopt;
 pub mod hash;
+pub mod jobs;
 pub mod progress;
 pub mod quote;
 mod unprintable;
 pub mod verify;
 
 use args::{Command, Options, UsageError};
-use console::{Console, error_text};
-use hash::FileHasher;
+use console::Console;
 use progress::Progress;
 
 const HELP: &str = "\
 Usage: linerate sum [OPTION]... [FILE]...
-Print or check MD5 (128-bit) checksums.
+Print or check MD5 (128-bit) checksums, or RFC 1810's MD5-P/K.
 
 With no FILE, or when FILE is -, read standard input.
+  -a, --algorithm=ALGO  md5 (the default), or md5pK for MD5-P/K, K a multiple
+                          of 4 from 4 to 256: md5p4, md5p8, md5p16, ...
   -b, --binary          read in binary mode
   -c, --check           read checksums from the FILEs and check them
+  -j, --threads=N       hash the FILEs on N threads, several files at a time
+                          in each (default: one thread per core); the output
+                          is the same for every N
       --tag             create a BSD-style checksum
   -t, --text            read in text mode (default)
   -z, --zero            end each output line with NUL, not newline,
@@ -70,12 +94,21 @@ The following five options are useful only when verifying checksums:
       --help        display this help and exit
       --version     output version information and exit
 
-The sums are computed as described in RFC 1321.
+The sums are computed as described in RFC 1321, and MD5-P/K's as
+RFC 1810 proposes (K chains of MD5, then MD5 of their digests).
 When checking, the input should be a former output of this program
 or of GNU md5sum, with which input and output are compatible.
 The default mode is to print a line with: checksum, a space,
 a character indicating input mode ('*' for binary, ' ' for text
 or where binary is insignificant), and name for each FILE.
+
+With --tag, MD5-P/K lines are tagged MD5PK: 'MD5P16 (FILE) = HEX'.
+When checking, a BSD-style line is checked with the function its tag
+names (MD5, MD5P16, ...), so one file may mix them; other lines are
+checked with --algorithm's function. With -w, a malformed line is reported
+as an 'improperly formatted MD5 checksum line' (MD5P16 under -a md5p16).
+--algorithm and --threads cannot be abbreviated; --threads applies to
+computing sums only.
 
 There is no difference between binary mode and text mode on this system.
 A progress bar is drawn on standard error when it is a terminal and
@@ -135,32 +168,16 @@ fn run(options: &Options) -> bool {
     let total = || (!options.check).then(|| regular_file_bytes(&options.files));
     let mut console = Console::new(Progress::new(total));
     let ok = if options.check {
-        verify::run(&mut console, &options.files, options.check_options)
+        verify::run(
+            &mut console,
+            &options.files,
+            options.check_options,
+            options.algorithm,
+        )
     } else {
-        compute(&mut console, options)
+        jobs::compute(&mut console, options)
     };
     console.finish(ok)
-}
-
-/// Prints the checksum line of every file; true if all could be read.
-fn compute(console: &mut Console, options: &Options) -> bool {
-    let mut hasher = FileHasher::default();
-    let mut ok = true;
-    let mut line = Vec::new();
-    for file in &options.files {
-        match hasher.digest_named(file, &mut console.progress) {
-            Ok(digest) => {
-                line.clear();
-                format::push_sum_line(&mut line, &digest, file.as_bytes(), options.style);
-                console.print(&line);
-            }
-            Err(e) => {
-                console.error_about(file.as_bytes(), &error_text(e.io_error()));
-                ok = false;
-            }
-        }
-    }
-    ok
 }
 
 /// The combined size of the operands that are regular files, for sizing the

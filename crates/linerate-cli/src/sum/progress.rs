@@ -66,6 +66,12 @@ impl Progress {
         }
     }
 
+    /// A handle through which other threads record bytes hashed; it moves
+    /// the run's bar, if there is one.
+    pub fn ticker(&self) -> Ticker {
+        Ticker(self.run.clone())
+    }
+
     /// Records `bytes` more bytes hashed.
     pub fn advance(&self, bytes: usize) {
         if let Some(bar) = self.run.as_ref().or(self.file.as_ref()) {
@@ -93,6 +99,19 @@ impl Progress {
         self.end_file();
         if let Some(bar) = self.run.take() {
             bar.finish_and_clear();
+        }
+    }
+}
+
+/// Moves a run's bar from a worker thread (see [`Progress::ticker`]).
+#[derive(Clone, Default)]
+pub struct Ticker(Option<ProgressBar>);
+
+impl Ticker {
+    /// Records `bytes` more bytes hashed.
+    pub fn advance(&self, bytes: usize) {
+        if let Some(bar) = &self.0 {
+            bar.inc(u64::try_from(bytes).unwrap_or(u64::MAX));
         }
     }
 }

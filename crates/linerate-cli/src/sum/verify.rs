@@ -11,12 +11,20 @@ use super::check::{self, CheckLine, Layout};
 use super::console::{Console, error_text};
 use super::format;
 use super::hash::FileHasher;
+use crate::algorithm::Algorithm;
 
-/// Checks every checksum file in turn; true if all of them pass.
-pub fn run(console: &mut Console, files: &[std::ffi::OsString], options: CheckOptions) -> bool {
+/// Checks every checksum file in turn; true if all of them pass. Untagged
+/// lines are checked with `algorithm`, tagged ones with their tag's.
+pub fn run(
+    console: &mut Console,
+    files: &[std::ffi::OsString],
+    options: CheckOptions,
+    algorithm: Algorithm,
+) -> bool {
     let mut verifier = Verifier {
         console,
         options,
+        algorithm,
         hasher: FileHasher::default(),
         layout: Layout::default(),
     };
@@ -41,6 +49,8 @@ struct Tally {
 struct Verifier<'a> {
     console: &'a mut Console,
     options: CheckOptions,
+    /// `-a`: the function of untagged lines.
+    algorithm: Algorithm,
     hasher: FileHasher,
     /// md5sum decides between the GNU and reversed layouts once per run.
     layout: Layout,
@@ -106,8 +116,11 @@ impl Verifier<'_> {
                 None => {
                     tally.malformed += 1;
                     if self.options.warn {
-                        let message =
-                            format!(": {line_number}: improperly formatted MD5 checksum line");
+                        // md5sum's words for MD5; `-a`'s tag otherwise.
+                        let message = format!(
+                            ": {line_number}: improperly formatted {} checksum line",
+                            self.algorithm.tag()
+                        );
                         let mut full = self.console.quote(label);
                         full.extend_from_slice(message.as_bytes());
                         self.console.error(&full);
@@ -121,7 +134,11 @@ impl Verifier<'_> {
     /// Hashes the file of one line and reports the verdict.
     fn verify(&mut self, line: &CheckLine, tally: &mut Tally) {
         let name = OsStr::from_bytes(&line.name);
-        let verdict = match self.hasher.digest_named(name, &mut self.console.progress) {
+        let algorithm = line.tag.unwrap_or(self.algorithm);
+        let verdict = match self
+            .hasher
+            .digest_named(name, algorithm, &mut self.console.progress)
+        {
             Ok(digest) if digest == line.digest => {
                 tally.matched = true;
                 (!self.options.quiet).then_some("OK")

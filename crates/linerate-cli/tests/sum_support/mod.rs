@@ -305,3 +305,88 @@ impl Rng {
         items[self.below(items.len())]
     }
 }
+
+/// The reference implementation of `specs/md5p.md`, verbatim, then one hex
+/// digest per file named on the command line (after K).
+const PYTHON_MD5P: &str = r#"
+import hashlib, sys
+
+def md5p(data: bytes, k: int) -> bytes:
+    chains = [hashlib.md5() for _ in range(k)]
+    for i in range(0, len(data), 64):
+        chains[(i // 64) % k].update(data[i:i + 64])
+    return hashlib.md5(b"".join(c.digest() for c in chains)).digest()
+
+k = int(sys.argv[1])
+for path in sys.argv[2:]:
+    with open(path, "rb") as f:
+        print(md5p(f.read(), k).hex())
+"#;
+
+/// MD5-P/K of each file by the spec's Python reference (`python3 -c`), or
+/// `None` (with a note) where there is no python3.
+pub fn python_md5p(k: usize, files: &[PathBuf]) -> Option<Vec<String>> {
+    let output = Command::new("python3")
+        .arg("-c")
+        .arg(PYTHON_MD5P)
+        .arg(k.to_string())
+        .args(files)
+        .output();
+    match output {
+        Ok(output) if output.status.success() => Some(
+            String::from_utf8(output.stdout)
+                .expect("hex digests")
+                .lines()
+                .map(str::to_owned)
+                .collect(),
+        ),
+        Ok(output) => panic!(
+            "the Python reference failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ),
+        Err(e) => {
+            eprintln!("note: no python3 ({e}); the Python reference checks are skipped");
+            None
+        }
+    }
+}
+
+/// `len` bytes from the generator.
+pub fn random_bytes(rng: &mut Rng, len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        out.extend_from_slice(&rng.next_u64().to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+/// `linerate ARGS` (any subcommand) in `dir`, with `stdin` as input and the
+/// environment of [`Run`] plus `env`.
+pub fn linerate_in(dir: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Outcome {
+    let mut command = Command::new(LINERATE);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("POSIXLY_CORRECT")
+        .env_remove("LINERATE_LANES_BACKEND")
+        .env_remove("LINERATE_MD5_BACKEND")
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("spawn linerate");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let input = stdin.to_vec();
+    let feeder = std::thread::spawn(move || pipe.write_all(&input).ok());
+    let output = child.wait_with_output().expect("wait");
+    feeder.join().ok();
+    Outcome {
+        status: output.status.code(),
+        stdout: output.stdout,
+        stderr: output.stderr,
+    }
+}

@@ -11,8 +11,15 @@
 
 mod backend;
 pub mod portable;
+pub(crate) mod schedule;
+#[cfg(target_arch = "x86_64")]
+mod steps;
+#[cfg(target_arch = "x86_64")]
+pub mod x86_64_avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod x86_64_avx512;
+#[cfg(target_arch = "x86_64")]
+pub mod x86_64_sse2;
 
 pub use backend::{LANES_BACKEND_ENV, LanesBackend};
 
@@ -64,8 +71,12 @@ impl LaneState {
 
 /// A lanes kernel: for `nblocks` rounds, every lane `i < active` absorbs
 /// the 64 bytes at `ptrs[i]`, then advances `ptrs[i]` by `strides[i]` bytes.
-/// Lanes at and past `active` may be computed too (a kernel works in whole
-/// register sets); their chains are left unspecified.
+/// `active` is at most the backend's [`width`](LanesBackend::width).
+/// Lanes from `active` up to the width may be computed too (a kernel works
+/// in whole register sets: their blocks read and their pointers advanced
+/// like the active ones); their chains are left unspecified. Lanes at and
+/// past the width are never touched: not read, pointers not advanced,
+/// chains unchanged.
 ///
 /// # Safety
 /// For every lane `i < MAX_LANES` (idle ones included: point them at a
@@ -104,20 +115,26 @@ impl Lanes {
         self.backend
     }
 
-    /// Lanes one call runs at full speed (fewer work, at the same cost).
+    /// The most lanes one call runs (fewer work, at about the same cost).
     pub fn width(&self) -> usize {
         self.backend.width()
     }
 
     /// Every lane `i < lanes.len()` absorbs `nblocks` blocks, block `k` being
-    /// `lanes[i][k * stride .. k * stride + 64]`. Chains of lanes at and past
-    /// `lanes.len()` are left in an unspecified state.
+    /// `lanes[i][k * stride .. k * stride + 64]`. Chains of lanes from
+    /// `lanes.len()` up to [`width`](Lanes::width) are left in an unspecified
+    /// state; lanes past the width keep theirs.
     ///
     /// # Panics
-    /// If `lanes.len() > MAX_LANES` or a lane's slice is shorter than
+    /// If `lanes.len() > self.width()` or a lane's slice is shorter than
     /// `(nblocks - 1) * stride + 64` bytes.
     pub fn compress(&self, state: &mut LaneState, lanes: &[&[u8]], nblocks: usize, stride: usize) {
-        assert!(lanes.len() <= MAX_LANES, "at most {MAX_LANES} lanes");
+        let width = self.width();
+        assert!(
+            lanes.len() <= width,
+            "{}: at most {width} lanes",
+            self.backend
+        );
         if nblocks == 0 {
             return;
         }
@@ -145,6 +162,9 @@ impl Lanes {
     ///
     /// # Safety
     /// As [`LanesFn`], for this backend.
+    ///
+    /// # Panics
+    /// If `active > self.width()`.
     pub unsafe fn compress_raw(
         &self,
         state: &mut LaneState,
@@ -153,6 +173,12 @@ impl Lanes {
         nblocks: usize,
         active: usize,
     ) {
+        assert!(
+            active <= self.width(),
+            "{}: at most {} lanes",
+            self.backend,
+            self.width()
+        );
         // SAFETY: forwarded to the caller; the CPU supports the backend.
         unsafe { (self.kernel)(state, ptrs, strides, nblocks, active) }
     }

@@ -1,0 +1,509 @@
+//! `linerate sum FILE...`: regular files hashed on worker threads, many at a
+//! time, with the output exactly as one thread prints it.
+//!
+//! The operands are sorted into two kinds first (one `stat` each):
+//!
+//! - regular files go to the pool. `-j N` worker threads (default: one per
+//!   core) take them in argument order. For MD5 a worker keeps several files
+//!   open, each in its own lane of an [`Md5Manager`]: every round it reads
+//!   the next chunk (256 KiB to 1 MiB) of each file and absorbs them all in
+//!   one engine pass ([`Md5Manager::submit`]); a file that ends is finished
+//!   and its lane refilled with the next file. For MD5-P/K, and for a large
+//!   file that would be left alone in the lanes, a worker hashes one file at
+//!   a time with a single-stream hasher (MD5-P/K is itself K streams in
+//!   lanes). When there are fewer files than threads, such a file is read
+//!   on a second thread while the first hashes, so reading and hashing
+//!   overlap;
+//! - everything else (`-`, pipes, devices, directories, names that cannot be
+//!   `stat`ed) is hashed by the main thread when its turn comes, exactly as
+//!   md5sum would, so standard input is read in order and a FIFO is opened
+//!   only after the lines before it are printed.
+//!
+//! The main thread prints in argument order: a file's line (or its error,
+//! on stderr after flushing the lines before it) as soon as it and every
+//! file before it are done; results that arrive early wait as a digest or an
+//! error each. So stdout, stderr and the exit status do not depend on `-j`.
+//! Memory is bounded by the chunks in flight (at most 8 MiB per worker) and
+//! one result per operand.
+
+use std::ffi::OsStr;
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::os::unix::ffi::OsStrExt;
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Mutex, PoisonError};
+
+use linerate::{Md5Manager, StreamId};
+
+use super::args::Options;
+use super::console::{Console, error_text};
+use super::format;
+use super::hash::{FileHasher, HashError};
+use super::progress::Ticker;
+use crate::algorithm::Algorithm;
+
+/// Bytes a worker reads per round, over all its lanes.
+const ROUND_BYTES: usize = 8 << 20;
+
+/// Bytes read per lane per round: at least this much...
+const MIN_LANE_CHUNK: usize = 256 << 10;
+
+/// ...and at most this much.
+const MAX_LANE_CHUNK: usize = 1 << 20;
+
+/// Files this small always go to a lane: even alone there, they cost little.
+const SMALL_FILE: u64 = 4 << 20;
+
+/// A larger file goes to a lane only if the work expected to share its
+/// worker's lanes (the files still open there, and a thread's share of the
+/// files not yet taken) is at least this many times its size. One lane of a
+/// wide engine is slower than a single-stream hasher (a 32-lane AVX-512
+/// engine with one busy lane does 1/32 of its work); with the lanes shared
+/// this widely a file spends most of its time in company.
+const LANES_FACTOR: u64 = 4;
+
+/// Buffers of a file read on one thread and hashed on another.
+const PIPELINE_CHUNK: usize = 1 << 20;
+
+/// Buffers in flight between the reading and the hashing thread.
+const PIPELINE_DEPTH: usize = 4;
+
+/// One file's outcome, sent from a worker to the main thread.
+type Outcome = (usize, Result<[u8; 16], HashError>);
+
+/// Who hashes an operand.
+enum Route {
+    /// The main thread, in order.
+    Here,
+    /// A worker: the index of the job.
+    Pool(usize),
+}
+
+/// A regular file for the workers.
+struct Job<'a> {
+    name: &'a OsStr,
+    /// Its size when it was `stat`ed (a hint; the file is read to its end).
+    len: u64,
+}
+
+/// Prints the checksum line of every file of `options`; true if all could
+/// be read.
+pub fn compute(console: &mut Console, options: &Options) -> bool {
+    let mut routes = Vec::with_capacity(options.files.len());
+    let mut jobs = Vec::new();
+    for file in &options.files {
+        match regular_file_len(file) {
+            Some(len) => {
+                routes.push(Route::Pool(jobs.len()));
+                jobs.push(Job { name: file, len });
+            }
+            None => routes.push(Route::Here),
+        }
+    }
+    let allowed = options.thread_count();
+    let threads = allowed.min(jobs.len());
+    let mut plan = Plan::new(jobs, options.algorithm, threads, console.progress.ticker());
+    // Threads to spare: a file hashed alone gets a reading thread of its own.
+    plan.pipeline = allowed > threads;
+    std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::channel();
+        for _ in 0..threads {
+            let sender = sender.clone();
+            let plan = &plan;
+            scope.spawn(move || work(plan, &sender));
+        }
+        drop(sender);
+        print_in_order(console, options, &routes, &receiver, plan.jobs.len())
+    })
+}
+
+/// The main thread's part: every operand's line in argument order, hashing
+/// the ones routed here and waiting for the workers' ones.
+fn print_in_order(
+    console: &mut Console,
+    options: &Options,
+    routes: &[Route],
+    receiver: &Receiver<Outcome>,
+    jobs: usize,
+) -> bool {
+    let mut arrived: Vec<Option<Result<[u8; 16], HashError>>> =
+        std::iter::repeat_with(|| None).take(jobs).collect();
+    let mut hasher = FileHasher::default();
+    let mut ok = true;
+    let mut line = Vec::new();
+    for (file, route) in options.files.iter().zip(routes) {
+        let result = match *route {
+            Route::Here => hasher.digest_named(file, options.algorithm, &mut console.progress),
+            Route::Pool(index) => {
+                console.progress.begin_file(file.as_bytes(), None);
+                while arrived[index].is_none() {
+                    // Every worker sends one outcome per job it takes before it
+                    // ends, so the channel closes early only if one panicked.
+                    let (done, result) = receiver.recv().expect("a worker thread failed");
+                    arrived[done] = Some(result);
+                }
+                console.progress.end_file();
+                arrived[index].take().expect("arrived above")
+            }
+        };
+        match result {
+            Ok(digest) => {
+                line.clear();
+                format::push_sum_line_for(
+                    &mut line,
+                    options.algorithm,
+                    &digest,
+                    file.as_bytes(),
+                    options.style,
+                );
+                console.print(&line);
+            }
+            Err(e) => {
+                console.error_about(file.as_bytes(), &error_text(e.io_error()));
+                ok = false;
+            }
+        }
+    }
+    ok
+}
+
+/// The size of `name` if it is a regular file (after symbolic links).
+fn regular_file_len(name: &OsStr) -> Option<u64> {
+    if name.as_bytes() == b"-" {
+        return None;
+    }
+    fs::metadata(name)
+        .ok()
+        .filter(fs::Metadata::is_file)
+        .map(|m| m.len())
+}
+
+/// The pool's jobs and how the workers share them.
+struct Plan<'a> {
+    jobs: Vec<Job<'a>>,
+    /// `suffix[i]`: the bytes of `jobs[i..]`.
+    suffix: Vec<u64>,
+    algorithm: Algorithm,
+    threads: u64,
+    /// The most files a worker keeps open in lanes; 1 means one at a time.
+    per_worker: usize,
+    /// Bytes read per lane per round.
+    chunk: usize,
+    /// The first job no worker has taken.
+    next: Mutex<usize>,
+    ticker: Ticker,
+    /// Whether a file hashed alone is read on a thread of its own.
+    pipeline: bool,
+}
+
+/// A worker's next step, as [`Plan::claim`] decides it.
+#[derive(Debug, PartialEq, Eq)]
+enum Claim {
+    /// Open job `i` in a lane.
+    Lane(usize),
+    /// Hash job `i` on its own, now.
+    Alone(usize),
+    /// The next job should be hashed alone; finish the open lanes first.
+    Later,
+    /// Every job is taken.
+    Done,
+}
+
+impl<'a> Plan<'a> {
+    fn new(jobs: Vec<Job<'a>>, algorithm: Algorithm, threads: usize, ticker: Ticker) -> Plan<'a> {
+        let mut suffix = vec![0u64; jobs.len() + 1];
+        for i in (0..jobs.len()).rev() {
+            suffix[i] = suffix[i + 1].saturating_add(jobs[i].len);
+        }
+        let per_worker = match algorithm {
+            // Share the files out fairly, up to the engine's width.
+            Algorithm::Md5 if threads > 0 => lane_capacity().min(jobs.len().div_ceil(threads)),
+            _ => 1,
+        };
+        let chunk = (ROUND_BYTES / per_worker).clamp(MIN_LANE_CHUNK, MAX_LANE_CHUNK) & !0xffff;
+        Plan {
+            jobs,
+            suffix,
+            algorithm,
+            threads: threads.max(1) as u64,
+            per_worker,
+            chunk,
+            next: Mutex::new(0),
+            ticker,
+            pipeline: false,
+        }
+    }
+
+    /// Takes the next job for a worker with `open` files in its lanes that
+    /// have about `open_bytes` left to read.
+    fn claim(&self, open: usize, open_bytes: u64) -> Claim {
+        let mut next = self.next.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = *next;
+        let Some(job) = self.jobs.get(index) else {
+            return Claim::Done;
+        };
+        let company = self.suffix[index + 1] / self.threads + open_bytes;
+        let lane = self.per_worker > 1
+            && (job.len <= SMALL_FILE || company >= job.len.saturating_mul(LANES_FACTOR));
+        if !lane && open > 0 {
+            return Claim::Later;
+        }
+        *next += 1;
+        if lane {
+            Claim::Lane(index)
+        } else {
+            Claim::Alone(index)
+        }
+    }
+}
+
+/// The lanes of one engine: the most files a worker can keep open.
+fn lane_capacity() -> usize {
+    Md5Manager::new().capacity().max(1)
+}
+
+/// A file open in a lane.
+struct Stream {
+    job: usize,
+    file: File,
+    id: StreamId,
+    buf: Vec<u8>,
+    /// Bytes of `buf` read this round.
+    filled: usize,
+    /// Bytes expected still to come (the size hint less what was read).
+    left: u64,
+    /// `Some` once the file ended (`Ok`) or failed (`Err`).
+    end: Option<io::Result<()>>,
+}
+
+impl Stream {
+    /// Reads the next chunk: until the buffer is full, the file ends or a
+    /// read fails. Reading on after a short read finds the end in the same
+    /// round, so a small file takes one round.
+    fn fill(&mut self, ticker: &Ticker) {
+        self.filled = 0;
+        while self.filled < self.buf.len() {
+            match self.file.read(&mut self.buf[self.filled..]) {
+                Ok(0) => {
+                    self.end = Some(Ok(()));
+                    break;
+                }
+                Ok(n) => self.filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.end = Some(Err(e));
+                    break;
+                }
+            }
+        }
+        self.left = self.left.saturating_sub(self.filled as u64);
+        ticker.advance(self.filled);
+    }
+}
+
+/// A worker thread: takes jobs until none are left, sending each outcome.
+fn work(plan: &Plan, results: &Sender<Outcome>) {
+    // The main thread waits for every outcome; it only goes away by ending
+    // the process, so a failed send needs no handling.
+    let send = |job: usize, result| drop(results.send((job, result)));
+    let mut alone = FileHasher::default();
+    let mut manager: Option<Md5Manager> = None;
+    let mut streams: Vec<Stream> = Vec::new();
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    loop {
+        while streams.len() < plan.per_worker {
+            let open_bytes = streams.iter().map(|s| s.left).sum();
+            match plan.claim(streams.len(), open_bytes) {
+                Claim::Done | Claim::Later => break,
+                Claim::Alone(job) => send(job, hash_alone(plan, job, &mut alone)),
+                Claim::Lane(job) => match File::open(plan.jobs[job].name) {
+                    Err(e) => send(job, Err(HashError::Open(e))),
+                    Ok(file) => {
+                        let id = manager
+                            .get_or_insert_with(Md5Manager::new)
+                            .open()
+                            .expect("a worker opens no more files than it has lanes");
+                        let buf = spare.pop().unwrap_or_else(|| vec![0; plan.chunk]);
+                        streams.push(Stream {
+                            job,
+                            file,
+                            id,
+                            buf,
+                            filled: 0,
+                            left: plan.jobs[job].len,
+                            end: None,
+                        });
+                    }
+                },
+            }
+        }
+        // Nothing open after trying to take more: every job is taken.
+        let Some(manager) = manager.as_mut().filter(|_| !streams.is_empty()) else {
+            return;
+        };
+        for stream in &mut streams {
+            stream.fill(&plan.ticker);
+        }
+        let batch: Vec<(&StreamId, &[u8])> = streams
+            .iter()
+            .filter(|s| s.filled > 0 && !matches!(s.end, Some(Err(_))))
+            .map(|s| (&s.id, &s.buf[..s.filled]))
+            .collect();
+        manager.submit(&batch);
+        let mut i = 0;
+        while i < streams.len() {
+            if streams[i].end.is_none() {
+                i += 1;
+                continue;
+            }
+            let stream = streams.swap_remove(i);
+            // A failed file's lane is freed too; its digest is dropped.
+            let digest = manager.finish(stream.id);
+            let result = match stream.end {
+                Some(Err(e)) => Err(HashError::Read(e)),
+                _ => Ok(digest),
+            };
+            spare.push(stream.buf);
+            send(stream.job, result);
+        }
+    }
+}
+
+/// Job `job` hashed on its own, in fixed-size chunks.
+fn hash_alone(plan: &Plan, job: usize, hasher: &mut FileHasher) -> Result<[u8; 16], HashError> {
+    let file = File::open(plan.jobs[job].name).map_err(HashError::Open)?;
+    if plan.pipeline && plan.jobs[job].len > PIPELINE_CHUNK as u64 {
+        return digest_pipelined(file, plan.algorithm, &plan.ticker).map_err(HashError::Read);
+    }
+    hasher
+        .digest_reader(file, plan.algorithm, |n| plan.ticker.advance(n))
+        .map_err(HashError::Read)
+}
+
+/// The digest of `file`, read on a second thread while this one hashes:
+/// the reader fills buffers and passes them over, the hasher hands them
+/// back. A read error ends the reader, and is the result.
+fn digest_pipelined(file: File, algorithm: Algorithm, ticker: &Ticker) -> io::Result<[u8; 16]> {
+    let (full_sender, full) = mpsc::sync_channel::<(Vec<u8>, usize)>(PIPELINE_DEPTH);
+    let (empty_sender, empty) = mpsc::channel::<Vec<u8>>();
+    for _ in 0..PIPELINE_DEPTH {
+        drop(empty_sender.send(vec![0; PIPELINE_CHUNK]));
+    }
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || read_ahead(file, &empty, &full_sender));
+        let mut hasher = algorithm.hasher();
+        for (buf, n) in full {
+            hasher.update(&buf[..n]);
+            ticker.advance(n);
+            // The reader is gone once the file ended; the buffer with it.
+            drop(empty_sender.send(buf));
+        }
+        reader.join().expect("the reading thread failed")?;
+        Ok(hasher.finalize())
+    })
+}
+
+/// The reading half of [`digest_pipelined`]: each empty buffer filled (to
+/// the end of the file at most) and sent on, until the file ends.
+fn read_ahead(
+    mut file: File,
+    empty: &Receiver<Vec<u8>>,
+    full: &SyncSender<(Vec<u8>, usize)>,
+) -> io::Result<()> {
+    while let Ok(mut buf) = empty.recv() {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match file.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if filled == 0 || full.send((buf, filled)).is_err() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(lens: &[u64], algorithm: Algorithm, threads: usize) -> Plan<'static> {
+        let jobs = lens
+            .iter()
+            .map(|&len| Job {
+                name: OsStr::new("x"),
+                len,
+            })
+            .collect();
+        Plan::new(jobs, algorithm, threads, Ticker::default())
+    }
+
+    #[test]
+    fn many_equal_files_share_the_lanes() {
+        let p = plan(&[16 << 20; 64], Algorithm::Md5, 2);
+        assert_eq!(p.per_worker, lane_capacity().min(32));
+        for i in 0..64 {
+            assert_eq!(p.claim(i % 8, 64 << 20), Claim::Lane(i));
+        }
+        assert_eq!(p.claim(0, 0), Claim::Done);
+    }
+
+    #[test]
+    fn a_lone_large_file_is_hashed_alone() {
+        if lane_capacity() < 2 {
+            return;
+        }
+        let p = plan(&[1 << 30, 100, 200, 300], Algorithm::Md5, 2);
+        assert!(p.per_worker > 1);
+        // A worker with open lanes leaves it for one that has none.
+        assert_eq!(p.claim(1, 0), Claim::Later);
+        assert_eq!(p.claim(0, 0), Claim::Alone(0));
+        assert_eq!(p.claim(0, 0), Claim::Lane(1));
+        assert_eq!(p.claim(1, 100), Claim::Lane(2));
+    }
+
+    #[test]
+    fn one_file_per_thread_or_md5p_goes_alone() {
+        let p = plan(&[100, 200], Algorithm::Md5, 2);
+        assert_eq!(p.per_worker, 1);
+        assert_eq!(p.claim(0, 0), Claim::Alone(0));
+        let p = plan(&[100; 50], Algorithm::Md5p(16), 2);
+        assert_eq!(p.per_worker, 1);
+        assert_eq!(p.claim(0, 0), Claim::Alone(0));
+    }
+
+    #[test]
+    fn chunks_stay_in_bounds_and_aligned() {
+        for files in [1, 3, 5, 12, 31, 64, 1000] {
+            let p = plan(&vec![1; files], Algorithm::Md5, 1);
+            assert!((MIN_LANE_CHUNK..=MAX_LANE_CHUNK).contains(&p.chunk));
+            assert_eq!(p.chunk % 65536, 0);
+        }
+    }
+
+    #[test]
+    fn pipelined_digests_match() {
+        let dir = std::env::temp_dir().join(format!("linerate-jobs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("data");
+        let data: Vec<u8> = (0..PIPELINE_CHUNK * 5 + 77)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        std::fs::write(&path, &data).unwrap();
+        for algorithm in [Algorithm::Md5, Algorithm::Md5p(16)] {
+            let file = File::open(&path).unwrap();
+            let digest = digest_pipelined(file, algorithm, &Ticker::default()).unwrap();
+            let mut expected = algorithm.hasher();
+            expected.update(&data);
+            assert_eq!(digest, expected.finalize(), "{algorithm:?}");
+        }
+        // A read that fails at once (a directory) is the result.
+        let file = File::open(&dir).unwrap();
+        assert!(digest_pipelined(file, Algorithm::Md5, &Ticker::default()).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,145 @@
+//! MD5 of many messages at once: millions of short rows, or any mix of
+//! lengths, through the lanes engine.
+//!
+//! Messages are grouped by their padded block count (sorted within batches),
+//! so the lanes of one engine call finish together instead of idling behind
+//! the longest message. Each message's whole blocks are read in place; only
+//! its last one or two blocks (tail bytes, 0x80, zeros, bit length) are built
+//! in a scratch buffer.
+
+use crate::lanes::{IDLE_BLOCK, LaneState, Lanes, MAX_LANES};
+
+/// Messages sorted and grouped per batch: large enough that groups are long
+/// runs of equal block counts, small enough to stay in cache.
+const BATCH: usize = 4096;
+
+/// MD5 of each message, in order.
+pub fn md5_many(messages: &[&[u8]]) -> Vec<[u8; 16]> {
+    let mut out = vec![[0u8; 16]; messages.len()];
+    md5_many_into(messages, &mut out);
+    out
+}
+
+/// MD5 of each message into `out` (which must be as long as `messages`).
+///
+/// # Panics
+/// If `out.len() != messages.len()`.
+pub fn md5_many_into(messages: &[&[u8]], out: &mut [[u8; 16]]) {
+    md5_many_with(&Lanes::active(), messages, out);
+}
+
+/// [`md5_many_into`] on a chosen lanes backend.
+///
+/// # Panics
+/// If `out.len() != messages.len()`.
+pub fn md5_many_with(lanes: &Lanes, messages: &[&[u8]], out: &mut [[u8; 16]]) {
+    assert_eq!(messages.len(), out.len(), "one output per message");
+    let width = lanes.width().min(MAX_LANES);
+    let mut order: Vec<(usize, usize)> = Vec::with_capacity(BATCH.min(messages.len()));
+    let mut scratch = vec![[0u8; 128]; width];
+    for (batch_no, batch) in messages.chunks(BATCH).enumerate() {
+        let base = batch_no * BATCH;
+        order.clear();
+        order.extend(
+            batch
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (padded_blocks(m.len()), base + i)),
+        );
+        if order.windows(2).any(|w| w[0].0 != w[1].0) {
+            order.sort_unstable();
+        }
+        for same in order.chunk_by(|a, b| a.0 == b.0) {
+            for group in same.chunks(width) {
+                hash_group(lanes, messages, group, &mut scratch, out);
+            }
+        }
+    }
+}
+
+/// Hashes up to one engine width of messages with the same padded block
+/// count `n`, one per lane. Message `i` has `whole_i` whole blocks in place
+/// and `n - whole_i` (1 or 2) padded tail blocks in `scratch`, so after the
+/// first `min(whole_i)` blocks at most two more engine calls remain, in which
+/// each lane reads either its message or its scratch.
+fn hash_group(
+    lanes: &Lanes,
+    messages: &[&[u8]],
+    group: &[(usize, usize)],
+    scratch: &mut [[u8; 128]],
+    out: &mut [[u8; 16]],
+) {
+    let n = group[0].0;
+    debug_assert!(group.iter().all(|&(blocks, _)| blocks == n));
+    let mut whole = [0usize; MAX_LANES];
+    for (lane, &(_, index)) in group.iter().enumerate() {
+        let m = messages[index];
+        whole[lane] = m.len() / 64;
+        write_tail(m, &mut scratch[lane]);
+    }
+    let first = whole[..group.len()].iter().copied().min().unwrap_or(0);
+    let mut state = LaneState::new();
+    let mut ptrs = [IDLE_BLOCK.as_ptr(); MAX_LANES];
+    let mut strides = [0usize; MAX_LANES];
+    for (lane, &(_, index)) in group.iter().enumerate() {
+        ptrs[lane] = messages[index].as_ptr();
+        strides[lane] = 64;
+    }
+    // SAFETY: lane i reads blocks 0..first of its message, all whole
+    // (first <= whole_i); lanes past the group read IDLE_BLOCK, stride 0.
+    unsafe { lanes.compress_raw(&mut state, &mut ptrs, &strides, first, group.len()) };
+    for k in first..n {
+        for (lane, &(_, index)) in group.iter().enumerate() {
+            ptrs[lane] = if k < whole[lane] {
+                messages[index][64 * k..].as_ptr()
+            } else {
+                scratch[lane][64 * (k - whole[lane])..].as_ptr()
+            };
+        }
+        // SAFETY: block k of lane i is whole in its message (k < whole_i)
+        // or is tail block k - whole_i < n - whole_i <= 2 of its scratch.
+        unsafe { lanes.compress_raw(&mut state, &mut ptrs, &strides, 1, group.len()) };
+    }
+    for (lane, &(_, index)) in group.iter().enumerate() {
+        out[index] = digest_bytes(state.get(lane));
+    }
+}
+
+/// Blocks after padding: the data, 0x80, zeros and the 8-byte length.
+pub(crate) fn padded_blocks(len: usize) -> usize {
+    (len + 8) / 64 + 1
+}
+
+/// Writes `message`'s padded tail (its bytes past the last whole block, 0x80,
+/// zeros, the bit length) into `buf`; returns how many blocks it fills (1 or 2).
+pub(crate) fn write_tail(message: &[u8], buf: &mut [u8; 128]) -> usize {
+    write_padding(
+        &message[message.len() / 64 * 64..],
+        message.len() as u64,
+        buf,
+    )
+}
+
+/// The padding of RFC 1321 after `rest` (fewer than 64 bytes), for a message
+/// of `total_len` bytes; returns the blocks written (1 or 2).
+pub(crate) fn write_padding(rest: &[u8], total_len: u64, buf: &mut [u8; 128]) -> usize {
+    debug_assert!(rest.len() < 64);
+    let blocks = if rest.len() < 56 { 1 } else { 2 };
+    let end = 64 * blocks;
+    // A fixed-size clear compiles to a few vector stores; a clear of the
+    // exact gap would be a call to memset per message.
+    *buf = [0; 128];
+    buf[..rest.len()].copy_from_slice(rest);
+    buf[rest.len()] = 0x80;
+    buf[end - 8..end].copy_from_slice(&total_len.wrapping_mul(8).to_le_bytes());
+    blocks
+}
+
+/// A chaining value as MD5's little-endian digest.
+pub(crate) fn digest_bytes(words: [u32; 4]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    for (chunk, word) in out.chunks_exact_mut(4).zip(words) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
