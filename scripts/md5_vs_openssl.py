@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
-"""Single-stream MD5: linerate's time trial against `openssl speed md5`.
+"""linerate's time trials against `openssl speed md5` (single-stream MD5).
 
-The two run alternately (A B A B ...) in one sitting, as ../shared/MEASURING.md
-asks on these shared machines, and the ratio of the medians is reported, with
-cycles/byte from the core clock that linerate measures in each trial.
+The trials run alternately (A B C A B C ...) in one sitting, as
+../shared/MEASURING.md asks on these shared machines, and the ratio of the
+medians is reported, with cycles/byte from the core clock that linerate
+measures in each trial.
 
     python3 scripts/md5_vs_openssl.py [--linerate PATH] [--rounds N] [--bytes N]
-                                      [--backends avx512,scalar] [--markdown]
+                                      [--backends avx512,scalar]
+                                      [--md5p 16,32 --md5p-bytes 268435456 --md5p-count 2]
+                                      [--markdown]
+
+`--md5p` adds `linerate md5p -k K -t` trials of one message of
+`--md5p-count` blocks of `--md5p-bytes` bytes (default: 2 x 256 MiB, far
+beyond the last-level cache, so the data comes from memory; K >= 32 uses
+rayon's threads).
 """
 
 import argparse
@@ -32,9 +40,12 @@ def openssl_speed(block, seconds):
     sys.exit(f"cannot parse openssl speed output:\n{out}")
 
 
-def linerate_trial(binary, backend, block, count):
-    env = dict(os.environ, LINERATE_MD5_BACKEND=backend)
-    out = run([binary, "md5", "-t", "--block-size", str(block), "--count", str(count)], env)
+def linerate_trial(binary, backend, block, count, md5p_k=None):
+    env = dict(os.environ)
+    if backend:
+        env["LINERATE_MD5_BACKEND"] = backend
+    cmd = [binary, "md5", "-t"] if md5p_k is None else [binary, "md5p", "-k", str(md5p_k), "-t"]
+    out = run(cmd + ["--block-size", str(block), "--count", str(count)], env)
     speed = re.search(r"^Speed = (\d+) bytes/second", out, re.M)
     clock = re.search(r"Clock = ([\d.]+) GHz", out)
     if not speed:
@@ -49,21 +60,31 @@ def main():
     p.add_argument("--bytes", type=int, default=16384, help="block size")
     p.add_argument("--seconds", type=int, default=1, help="openssl seconds per round")
     p.add_argument("--backends", default="avx512,scalar")
-    p.add_argument("--markdown", action="store_true", help="print a table row per backend")
+    p.add_argument("--md5p", default="", help="comma-separated K values for md5p trials")
+    p.add_argument("--md5p-bytes", type=int, default=256 << 20)
+    p.add_argument("--md5p-count", type=int, default=2)
+    p.add_argument("--markdown", action="store_true", help="print a table row per trial")
     args = p.parse_args()
 
     backends = [b for b in args.backends.split(",") if b]
+    md5p_ks = [int(k) for k in args.md5p.split(",") if k]
     # About one second per linerate trial at ~0.8 GB/s, like openssl's round.
     count = max(1, int(0.8e9 * args.seconds) // args.bytes)
-    anchor, ours, clocks = [], {b: [] for b in backends}, []
+    trials = [(b, None) for b in backends] + [(f"md5p{k}", k) for k in md5p_ks]
+    anchor, ours, clocks = [], {name: [] for name, _ in trials}, []
     for r in range(args.rounds):
         anchor.append(openssl_speed(args.bytes, args.seconds))
-        for b in backends:
-            speed, hz = linerate_trial(args.linerate, b, args.bytes, count)
-            ours[b].append(speed)
+        for name, k in trials:
+            if k is None:
+                speed, hz = linerate_trial(args.linerate, name, args.bytes, count)
+            else:
+                speed, hz = linerate_trial(
+                    args.linerate, "", args.md5p_bytes, args.md5p_count, md5p_k=k
+                )
+            ours[name].append(speed)
             if hz:
                 clocks.append(hz)
-        line = ", ".join(f"{b} {ours[b][-1] / 1e6:.0f}" for b in backends)
+        line = ", ".join(f"{name} {ours[name][-1] / 1e6:.0f}" for name, _ in trials)
         print(f"round {r + 1}: openssl {anchor[-1] / 1e6:.0f} MB/s, {line} MB/s", file=sys.stderr)
 
     a = statistics.median(anchor)
@@ -73,14 +94,15 @@ def main():
     if hz:
         print(f"core clock (median of linerate's readings): {hz / 1e9:.2f} GHz")
     print(f"openssl md5          {a / 1e6:8.1f} MB/s  {cpb(a)} cycles/byte")
-    for b in backends:
-        m = statistics.median(ours[b])
-        print(f"linerate md5 {b:8}{m / 1e6:8.1f} MB/s  {cpb(m)} cycles/byte  ratio {m / a:.3f}")
+    for name, _ in trials:
+        m = statistics.median(ours[name])
+        print(f"linerate {name:12}{m / 1e6:8.1f} MB/s  {cpb(m)} cycles/byte  ratio {m / a:.3f}")
     if args.markdown:
-        for b in backends:
-            m = statistics.median(ours[b])
-            print(f"| md5 -t --block-size {args.bytes}, {b} | {m / 1e6:.0f} MB/s | "
-                  f"{a / 1e6:.0f} MB/s | {m / a:.3f} | {cpb(m)} |")
+        for name, k in trials:
+            m = statistics.median(ours[name])
+            what = (f"md5 -t --block-size {args.bytes}, {name}" if k is None else
+                    f"md5p -k {k} -t --block-size {args.md5p_bytes} --count {args.md5p_count}")
+            print(f"| {what} | {m / 1e6:.0f} MB/s | {a / 1e6:.0f} MB/s | {m / a:.3f} | {cpb(m)} |")
 
 
 if __name__ == "__main__":

@@ -174,6 +174,7 @@ pub fn run(options: &Options, algorithm: Algorithm) -> bool {
     let clock_after = clock::core_hz();
     let report = Report {
         options,
+        algorithm,
         blocks: &blocks,
         timed,
         clock_before,
@@ -291,6 +292,7 @@ fn hash_blocks<D: Digester>(blocks: &Blocks, count: usize, mut hasher: D) -> Tim
 /// The lines printed after " done".
 struct Report<'a> {
     options: &'a Options,
+    algorithm: Algorithm,
     blocks: &'a Blocks,
     timed: Timed,
     clock_before: Option<f64>,
@@ -310,9 +312,19 @@ impl Report<'_> {
             return "Clock = not measured (no clock estimator for this CPU)".into();
         };
         let hz = (before + after) / 2.0;
+        let bound = match self.algorithm {
+            Algorithm::Md5 => {
+                format!("one MD5 stream's latency bound is {LATENCY_BOUND_CYCLES_PER_BYTE:.2}")
+            }
+            // K independent chains divide the latency bound by K until the
+            // vector units, not the chain, are the limit.
+            Algorithm::Md5p(k) => format!(
+                "{k} chains: the latency bound of one stream / K is {:.2}",
+                LATENCY_BOUND_CYCLES_PER_BYTE / k as f64
+            ),
+        };
         let mut line = format!(
-            "Clock = {:.2} GHz (measured), {:.2} cycles/byte; \
-             one MD5 stream's latency bound is {LATENCY_BOUND_CYCLES_PER_BYTE:.2}",
+            "Clock = {:.2} GHz (measured), {:.2} cycles/byte; {bound}",
             hz / 1e9,
             hz / self.speed(),
         );
@@ -413,6 +425,7 @@ mod tests {
         .unwrap();
         let report = |before: f64, after: f64| Report {
             options: &options,
+            algorithm: Algorithm::Md5,
             blocks: &blocks,
             timed: Timed {
                 digest: [0; 16],

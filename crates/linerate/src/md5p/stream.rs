@@ -48,7 +48,7 @@ impl Md5p {
         let k = check_k(k)?;
         Ok(Md5p {
             lanes,
-            chains: Chains::new(k, lanes.width()),
+            chains: Chains::new(k, stripes::group_width(k, &lanes)),
             stripes: 0,
             buf: vec![0; k * 64].into_boxed_slice(),
             buf_len: 0,

@@ -85,6 +85,22 @@ fn absorb_group(
     lanes.compress(state, &slices[..chains.len()], nblocks, stride);
 }
 
+/// Chains per group. Normally the backend's width (two register sets on
+/// AVX-512 and AVX2). When K is large enough to be split across threads and
+/// rayon has more than one, a group is one register set instead, so that
+/// K = 32 on AVX-512 makes two groups for two threads: measured here, one
+/// set of 16 lanes absorbs as many bytes per cycle as two interleaved sets
+/// (both are bound by the two 512-bit ALU ports), so the split costs a
+/// single thread nothing.
+pub(super) fn group_width(k: usize, lanes: &Lanes) -> usize {
+    let width = lanes.width();
+    if k >= PARALLEL_MIN_K && rayon::current_num_threads() > 1 {
+        (width / 2).max(1)
+    } else {
+        width
+    }
+}
+
 /// Whether a run of `len` bytes for `k` chains is worth threads, given the
 /// threshold `min_bytes`.
 pub(super) fn wants_threads(k: usize, len: usize, min_bytes: usize) -> bool {
