@@ -86,6 +86,20 @@ impl LaneState {
 pub type LanesFn =
     unsafe fn(&mut LaneState, &mut [*const u8; MAX_LANES], &[usize; MAX_LANES], usize, usize);
 
+/// Moves each of the first `lanes` pointers on by its stride: a kernel's
+/// step from one round of blocks to the next. Wrapping, because after the
+/// last round a pointer may point past its buffer (it is not read again).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) fn advance(
+    ptrs: &mut [*const u8; MAX_LANES],
+    strides: &[usize; MAX_LANES],
+    lanes: usize,
+) {
+    for (p, stride) in ptrs.iter_mut().zip(strides).take(lanes) {
+        *p = p.wrapping_add(*stride);
+    }
+}
+
 /// A 64-byte block of zeros that idle lanes read (stride 0), so a kernel
 /// never needs a branch per lane.
 pub static IDLE_BLOCK: [u8; 64] = [0; 64];

@@ -41,7 +41,7 @@
 //! prefetch (both within the noise).
 
 use super::steps::md5_steps;
-use super::{LaneState, MAX_LANES};
+use super::{LaneState, MAX_LANES, advance};
 use crate::md5::reference::T;
 use core::arch::asm;
 use core::arch::x86_64::*;
@@ -250,12 +250,6 @@ unsafe fn load_word(state: &LaneState, w: usize, set: usize) -> __m256i {
 unsafe fn store_word(state: &mut LaneState, w: usize, set: usize, v: __m256i) {
     // SAFETY: as in `load_word`.
     unsafe { _mm256_storeu_si256(state.words[w][8 * set..].as_mut_ptr() as *mut __m256i, v) }
-}
-
-fn advance(ptrs: &mut [*const u8; MAX_LANES], strides: &[usize; MAX_LANES], lanes: usize) {
-    for (p, stride) in ptrs.iter_mut().zip(strides).take(lanes) {
-        *p = p.wrapping_add(*stride);
-    }
 }
 
 #[target_feature(enable = "avx2")]

@@ -12,7 +12,7 @@
 //! compiled from intrinsics, LLVM copies `b` (the newest value) for the
 //! ternlog instead of `d` and puts the copy on the critical path.
 
-use super::{LaneState, MAX_LANES};
+use super::{LaneState, MAX_LANES, advance};
 use crate::md5::reference::T;
 use core::arch::asm;
 use core::arch::x86_64::*;
@@ -195,12 +195,6 @@ unsafe fn load_word(state: &LaneState, w: usize, set: usize) -> __m512i {
 unsafe fn store_word(state: &mut LaneState, w: usize, set: usize, v: __m512i) {
     // SAFETY: as in `load_word`.
     unsafe { _mm512_storeu_si512(state.words[w][16 * set..].as_mut_ptr() as *mut __m512i, v) }
-}
-
-fn advance(ptrs: &mut [*const u8; MAX_LANES], strides: &[usize; MAX_LANES], lanes: usize) {
-    for (p, stride) in ptrs.iter_mut().zip(strides).take(lanes) {
-        *p = p.wrapping_add(*stride);
-    }
 }
 
 #[target_feature(enable = "avx512f")]

@@ -23,7 +23,7 @@
 //! `active <= 4`.
 
 use super::steps::md5_steps;
-use super::{LaneState, MAX_LANES};
+use super::{LaneState, MAX_LANES, advance};
 use crate::md5::reference::T;
 use core::arch::asm;
 use core::arch::x86_64::*;
@@ -222,12 +222,6 @@ unsafe fn load_word(state: &LaneState, w: usize, set: usize) -> __m128i {
 unsafe fn store_word(state: &mut LaneState, w: usize, set: usize, v: __m128i) {
     // SAFETY: as in `load_word`.
     unsafe { _mm_storeu_si128(state.words[w][4 * set..].as_mut_ptr() as *mut __m128i, v) }
-}
-
-fn advance(ptrs: &mut [*const u8; MAX_LANES], strides: &[usize; MAX_LANES], lanes: usize) {
-    for (p, stride) in ptrs.iter_mut().zip(strides).take(lanes) {
-        *p = p.wrapping_add(*stride);
-    }
 }
 
 #[target_feature(enable = "sse2")]
