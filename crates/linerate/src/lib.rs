@@ -19,6 +19,7 @@
 pub mod clock;
 pub mod cpu;
 pub mod lanes;
+pub mod mac;
 pub mod manager;
 pub mod many;
 pub mod md5;

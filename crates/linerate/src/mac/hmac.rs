@@ -1,0 +1,1 @@
+//! HMAC (RFC 2104). (Being written.)

@@ -1,0 +1,1 @@
+//! UMAC (RFC 4418). (Being written.)
