@@ -1,14 +1,18 @@
 # Sourced by the scripts in this folder: installs what linerate's build,
 # tests and benchmarks need on a fresh Debian machine, and nothing twice.
 
-# Debian packages, by the command each provides; apt runs only if one is missing.
+# Debian packages, each named by a command or a file it provides
+# (`cmd:package`, or `/path:package`); apt runs only if one is missing.
 ensure_commands() {
     local missing=()
-    local pair cmd pkg
+    local pair what pkg
     for pair in "$@"; do
-        cmd=${pair%%:*}
+        what=${pair%%:*}
         pkg=${pair#*:}
-        command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+        case "$what" in
+            /*) [ -e "$what" ] || missing+=("$pkg") ;;
+            *) command -v "$what" >/dev/null 2>&1 || missing+=("$pkg") ;;
+        esac
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "setup: installing ${missing[*]}" >&2

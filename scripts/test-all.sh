@@ -6,7 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 
-ensure_commands md5sum:coreutils openssl:openssl python3:python3
+# md5sum, openssl, Python's hashlib/hmac and nettle are the independent
+# implementations the tests compare against (nettle through a small C
+# program the UMAC tests compile with cc).
+ensure_commands md5sum:coreutils openssl:openssl python3:python3 cc:gcc \
+    /usr/include/nettle/umac.h:nettle-dev
 ensure_rust
 
 echo "== cargo fmt --check"

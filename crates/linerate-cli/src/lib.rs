@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 pub mod algorithm;
+pub mod mac;
 pub mod mddriver;
 pub mod output;
 pub mod sum;
@@ -23,9 +24,12 @@ Commands:
                               RFC 1321's MD5 driver: strings, files, test suite, time trial
   md5p [-k K] [-sSTRING | -t | FILE]...
                               the same driver for RFC 1810's MD5-P/K (default K = 16)
+  mac -a ALG (--key-file F | --key-hex HEX) [--nonce-hex HEX] [OPTION]... [FILE]...
+                              print or check MACs (HMAC-MD5, HMAC-SHA1, their -96
+                              truncations, UMAC-32/64/96/128) in sum's line formats
   help                        this text
 
-Run 'linerate COMMAND --help' (sum, md5, md5p) for a command's options.
+Run 'linerate COMMAND --help' (sum, mac, md5, md5p) for a command's options.
 LINERATE_MD5_BACKEND and LINERATE_LANES_BACKEND force the single-stream and
 the lanes (multi-buffer) MD5 implementations.
 MD5 is broken for collision resistance: use it against accidents and for
@@ -48,6 +52,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     };
     match command.to_str() {
         Some("sum") => sum::main(rest),
+        Some("mac") => mac::main(rest),
         Some("md5") => mddriver::main(rest),
         Some("md5p") => mddriver::main_md5p(rest),
         Some("help" | "--help" | "-h") => {

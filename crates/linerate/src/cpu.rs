@@ -8,6 +8,7 @@ pub struct Features {
     pub avx2: bool,
     pub avx512f: bool,
     pub avx512vl: bool,
+    pub avx512bw: bool,
 }
 
 impl Features {
@@ -26,6 +27,7 @@ impl Features {
             avx2: std::is_x86_feature_detected!("avx2"),
             avx512f: std::is_x86_feature_detected!("avx512f"),
             avx512vl: std::is_x86_feature_detected!("avx512vl"),
+            avx512bw: std::is_x86_feature_detected!("avx512bw"),
         }
     }
 

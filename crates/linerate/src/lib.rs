@@ -25,6 +25,7 @@ pub mod many;
 pub mod md5;
 pub mod md5p;
 
+pub use mac::hmac::{HmacKey, HmacMd5Key, HmacSha1Key};
 pub use manager::{Md5Manager, StreamId};
 pub use many::{md5_many, md5_many_into};
 pub use md5::{Md5, md5};

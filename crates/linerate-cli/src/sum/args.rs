@@ -61,8 +61,10 @@ pub enum Command {
 #[derive(Debug, PartialEq, Eq)]
 pub struct UsageError(pub Vec<u8>);
 
+/// md5sum's options (and linerate's `-a`, `-j`); `linerate mac` shares
+/// md5sum's through [`SHORT`], [`LONG`] and [`Given`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Flag {
+pub(crate) enum Flag {
     Binary,
     Check,
     IgnoreMissing,
@@ -96,7 +98,8 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     },
 ];
 
-const SHORT: &[(u8, Flag)] = &[
+/// md5sum's short options.
+pub(crate) const SHORT: &[(u8, Flag)] = &[
     (b'b', Flag::Binary),
     (b'c', Flag::Check),
     (b't', Flag::Text),
@@ -105,7 +108,7 @@ const SHORT: &[(u8, Flag)] = &[
 ];
 
 /// md5sum 9.1's table, in its order: glibc lists ambiguous matches in it.
-const LONG: &[LongOption<Flag>] = &[
+pub(crate) const LONG: &[LongOption<Flag>] = &[
     LongOption {
         name: "check",
         value: Flag::Check,
@@ -158,19 +161,19 @@ const LONG: &[LongOption<Flag>] = &[
 
 /// The options as given, before md5sum's consistency checks.
 #[derive(Default)]
-struct Given {
-    check: bool,
+pub(crate) struct Given {
+    pub(crate) check: bool,
     /// `Some(true)` for -b or --tag, `Some(false)` for -t, whichever came last.
     binary: Option<bool>,
     tag: bool,
     zero: bool,
-    check_options: CheckOptions,
+    pub(crate) check_options: CheckOptions,
     algorithm: Algorithm,
     threads: Option<usize>,
 }
 
 impl Given {
-    fn apply(&mut self, flag: Flag) {
+    pub(crate) fn apply(&mut self, flag: Flag) {
         let o = &mut self.check_options;
         match flag {
             Flag::Binary => self.binary = Some(true),
@@ -203,7 +206,7 @@ impl Given {
     }
 
     /// md5sum's checks, in md5sum's order: the first failing one is reported.
-    fn validate(&self) -> Result<(), &'static str> {
+    pub(crate) fn validate(&self) -> Result<(), &'static str> {
         let o = &self.check_options;
         let checks = [
             (
@@ -248,6 +251,15 @@ impl Given {
             None => Ok(()),
         }
     }
+
+    /// How computed lines are laid out.
+    pub(crate) fn style(&self) -> LineStyle {
+        LineStyle {
+            tagged: self.tag,
+            binary: self.binary.unwrap_or(false),
+            zero: self.zero,
+        }
+    }
 }
 
 /// Parses `linerate sum`'s arguments. `--help` and `--version` act as soon
@@ -276,11 +288,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
     }
     Ok(Command::Run(Options {
         check: given.check,
-        style: LineStyle {
-            tagged: given.tag,
-            binary: given.binary.unwrap_or(false),
-            zero: given.zero,
-        },
+        style: given.style(),
         check_options: given.check_options,
         algorithm: given.algorithm,
         threads: given.threads,

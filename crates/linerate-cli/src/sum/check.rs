@@ -29,8 +29,54 @@ use crate::algorithm::Algorithm;
 /// Length of an MD5 digest in hex digits.
 const HEX_LEN: usize = 32;
 
-/// The shortest untagged line: digest, one blank, a one-byte name.
-const MIN_UNTAGGED_LEN: usize = HEX_LEN + 2;
+/// What the checksum lines of one family of functions look like: the
+/// digest's length and the BSD tags that name its functions. The parser is
+/// md5sum's whatever the dialect; [`Md5Family`] is `linerate sum`'s (and
+/// md5sum's) and `linerate mac` has its own (`crate::mac`).
+pub trait Dialect {
+    /// What a BSD tag names.
+    type Function: Copy;
+    /// A decoded digest.
+    type Digest;
+    /// Hex digits of the digest on an untagged line.
+    fn hex_len(&self) -> usize;
+    /// Whether `s` (the line after its leading blanks and backslash) is a
+    /// BSD line; if so it is never read as an untagged one. md5sum's test:
+    /// `s` starts with `MD5`.
+    fn is_tagged(&self, s: &[u8]) -> bool;
+    /// The function the tag at the start of `s` names, the tag's length and
+    /// the hex length of its digest; `None` if `s` starts with no valid tag.
+    fn parse_tag(&self, s: &[u8]) -> Option<(Self::Function, usize, usize)>;
+    /// `hex` (exactly as many digits as the line's digest has, any case)
+    /// decoded; `None` if it holds anything but hex digits.
+    fn decode(&self, hex: &[u8]) -> Option<Self::Digest>;
+}
+
+/// `linerate sum`'s lines: 128-bit digests, tagged `MD5` or `MD5PK`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Md5Family;
+
+impl Dialect for Md5Family {
+    type Function = Algorithm;
+    type Digest = [u8; 16];
+
+    fn hex_len(&self) -> usize {
+        HEX_LEN
+    }
+
+    fn is_tagged(&self, s: &[u8]) -> bool {
+        s.starts_with(b"MD5")
+    }
+
+    fn parse_tag(&self, s: &[u8]) -> Option<(Algorithm, usize, usize)> {
+        Algorithm::from_tag_prefix(s).map(|(algorithm, len)| (algorithm, len, HEX_LEN))
+    }
+
+    fn decode(&self, hex: &[u8]) -> Option<[u8; 16]> {
+        let mut digest = [0u8; 16];
+        decode_hex_into(hex, &mut digest).then_some(digest)
+    }
+}
 
 /// Which untagged layout this run's checksum lines use, decided by the first
 /// untagged line md5sum gets far enough to classify.
@@ -56,11 +102,11 @@ pub enum Form {
     Reversed,
 }
 
-/// A well-formed checksum line.
+/// A well-formed checksum line; by default one of `linerate sum`'s.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckLine {
+pub struct CheckLine<D = [u8; 16], F = Algorithm> {
     /// The expected digest.
-    pub digest: [u8; 16],
+    pub digest: D,
     /// The file name, unescaped.
     pub name: Vec<u8>,
     /// Whether the line marked the file binary (`*`); never for BSD forms.
@@ -69,8 +115,11 @@ pub struct CheckLine {
     pub form: Form,
     /// The function a BSD tag names (`MD5`, `MD5P16`); `None` on untagged
     /// lines, which are checked with `-a`'s function.
-    pub tag: Option<Algorithm>,
+    pub tag: Option<F>,
 }
+
+/// A line of dialect `L`.
+pub type LineOf<L> = CheckLine<<L as Dialect>::Digest, <L as Dialect>::Function>;
 
 /// The part of a raw line (as read, with its newline) that gets parsed, or
 /// `None` for the lines md5sum skips: `#` comments and empty lines. One
@@ -94,13 +143,18 @@ pub fn parse_check_line(line: &[u8]) -> Option<CheckLine> {
 /// decide. Like md5sum, the layout is decided as soon as the digest is seen
 /// to be valid, even if the name then turns out to be malformed.
 pub fn parse_check_line_in(line: &[u8], layout: &mut Layout) -> Option<CheckLine> {
+    parse_line(&Md5Family, line, layout)
+}
+
+/// [`parse_check_line_in`] for the lines of any dialect.
+pub fn parse_line<L: Dialect>(dialect: &L, line: &[u8], layout: &mut Layout) -> Option<LineOf<L>> {
     let mut i = line.iter().take_while(|&&b| is_blank(b)).count();
     let escaped = byte_at(line, i) == b'\\';
     if escaped {
         i += 1;
     }
-    if line[i..].starts_with(b"MD5") {
-        let (algorithm, tag_len) = Algorithm::from_tag_prefix(&line[i..])?;
+    if dialect.is_tagged(&line[i..]) {
+        let (function, tag_len, hex_len) = dialect.parse_tag(&line[i..])?;
         i += tag_len;
         if byte_at(line, i) == b' ' {
             i += 1;
@@ -108,13 +162,19 @@ pub fn parse_check_line_in(line: &[u8], layout: &mut Layout) -> Option<CheckLine
         if byte_at(line, i) != b'(' {
             return None;
         }
-        return parse_tagged(&line[i + 1..], escaped, algorithm);
+        return parse_tagged(dialect, &line[i + 1..], escaped, function, hex_len);
     }
-    parse_untagged(line, i, escaped, layout)
+    parse_untagged(dialect, line, i, escaped, layout)
 }
 
 /// `NAME) = HEX`, what follows `MD5 (`.
-fn parse_tagged(s: &[u8], escaped: bool, algorithm: Algorithm) -> Option<CheckLine> {
+fn parse_tagged<L: Dialect>(
+    dialect: &L,
+    s: &[u8],
+    escaped: bool,
+    function: L::Function,
+    hex_len: usize,
+) -> Option<LineOf<L>> {
     let close = s.iter().rposition(|&b| b == b')')?;
     let name = parse_name(&s[..close], escaped)?;
     let mut i = close + 1;
@@ -124,9 +184,9 @@ fn parse_tagged(s: &[u8], escaped: bool, algorithm: Algorithm) -> Option<CheckLi
     }
     i += 1;
     i += s[i..].iter().take_while(|&&b| is_blank(b)).count();
-    let digest = decode_hex(s.get(i..i + HEX_LEN)?)?;
+    let digest = dialect.decode(s.get(i..i + hex_len)?)?;
     // The digest must end the string: the line's end, or a NUL byte.
-    if byte_at(s, i + HEX_LEN) != 0 {
+    if byte_at(s, i + hex_len) != 0 {
         return None;
     }
     Some(CheckLine {
@@ -134,27 +194,30 @@ fn parse_tagged(s: &[u8], escaped: bool, algorithm: Algorithm) -> Option<CheckLi
         name,
         binary: false,
         form: Form::Tagged,
-        tag: Some(algorithm),
+        tag: Some(function),
     })
 }
 
 /// `HEX  NAME`, `HEX *NAME` or `HEX NAME`, the digest starting at `start`.
-fn parse_untagged(
+fn parse_untagged<L: Dialect>(
+    dialect: &L,
     line: &[u8],
     start: usize,
     escaped: bool,
     layout: &mut Layout,
-) -> Option<CheckLine> {
+) -> Option<LineOf<L>> {
+    // The shortest untagged line: digest, one blank, a one-byte name.
     // md5sum's length check counts a second backslash as if it were needed.
-    let min_len = MIN_UNTAGGED_LEN + usize::from(byte_at(line, start) == b'\\');
+    let hex_len = dialect.hex_len();
+    let min_len = hex_len + 2 + usize::from(byte_at(line, start) == b'\\');
     if line.len() - start < min_len {
         return None;
     }
-    let mut i = start + HEX_LEN;
+    let mut i = start + hex_len;
     if !is_blank(line[i]) {
         return None;
     }
-    let digest = decode_hex(&line[start..i])?;
+    let digest = dialect.decode(&line[start..i])?;
     i += 1;
     let marker = byte_at(line, i);
     let reversed_shape = line.len() - i == 1 || (marker != b' ' && marker != b'*');
@@ -192,16 +255,19 @@ fn parse_name(field: &[u8], escaped: bool) -> Option<Vec<u8>> {
     }
 }
 
-/// Exactly 32 hex digits, either case.
-fn decode_hex(hex: &[u8]) -> Option<[u8; 16]> {
-    if hex.len() != HEX_LEN {
-        return None;
+/// Decodes `hex` (two digits per byte of `out`, either case) into `out`;
+/// false if the length is wrong or a digit is not hex.
+pub fn decode_hex_into(hex: &[u8], out: &mut [u8]) -> bool {
+    if hex.len() != 2 * out.len() {
+        return false;
     }
-    let mut digest = [0u8; 16];
-    for (byte, pair) in digest.iter_mut().zip(hex.chunks_exact(2)) {
-        *byte = (hex_value(pair[0])? << 4) | hex_value(pair[1])?;
+    for (byte, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
+        match (hex_value(pair[0]), hex_value(pair[1])) {
+            (Some(high), Some(low)) => *byte = (high << 4) | low,
+            _ => return false,
+        }
     }
-    Some(digest)
+    true
 }
 
 fn hex_value(b: u8) -> Option<u8> {

@@ -1,6 +1,7 @@
 //! The lines `linerate sum` prints: `HEX  NAME`, `HEX *NAME` and the BSD
 //! `MD5 (NAME) = HEX` (`MD5P16 (NAME) = HEX` for MD5-P/16), each escaped the
-//! way md5sum escapes them.
+//! way md5sum escapes them. `linerate mac` prints the same lines with its
+//! tags and tag lengths ([`push_line`]).
 
 use super::escape;
 use crate::algorithm::Algorithm;
@@ -17,7 +18,7 @@ pub struct LineStyle {
 }
 
 /// Appends the lower-case hex of `digest`.
-pub fn push_hex(out: &mut Vec<u8>, digest: &[u8; 16]) {
+pub fn push_hex(out: &mut Vec<u8>, digest: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     for &b in digest {
         out.push(HEX[usize::from(b >> 4)]);
@@ -38,6 +39,15 @@ pub fn push_sum_line_for(
     name: &[u8],
     style: LineStyle,
 ) {
+    match algorithm {
+        Algorithm::Md5 => push_line(out, b"MD5", digest, name, style),
+        other => push_line(out, other.tag().as_bytes(), digest, name, style),
+    }
+}
+
+/// Appends the line for `name` with `digest` of any length, `tag` naming
+/// the function on BSD lines (`MD5`, `HMAC-MD5`), terminator included.
+pub fn push_line(out: &mut Vec<u8>, tag: &[u8], digest: &[u8], name: &[u8], style: LineStyle) {
     // With --zero the NUL terminator keeps names unambiguous, so md5sum
     // leaves them as they are.
     let escaped = !style.zero && escape::needs_escape(name);
@@ -52,10 +62,7 @@ pub fn push_sum_line_for(
         }
     };
     if style.tagged {
-        match algorithm {
-            Algorithm::Md5 => out.extend_from_slice(b"MD5"),
-            other => out.extend_from_slice(other.tag().as_bytes()),
-        }
+        out.extend_from_slice(tag);
         out.extend_from_slice(b" (");
         push_name(out);
         out.extend_from_slice(b") = ");

@@ -60,9 +60,36 @@ impl FileHasher {
         algorithm: Algorithm,
         progress: &mut Progress,
     ) -> Result<[u8; 16], HashError> {
+        let mut hasher = algorithm.hasher();
+        self.absorb_named(name, progress, |data| hasher.update(data))?;
+        Ok(hasher.finalize())
+    }
+
+    /// The digest of everything `reader` yields; `advance` hears of every
+    /// piece hashed.
+    pub fn digest_reader(
+        &mut self,
+        reader: impl Read,
+        algorithm: Algorithm,
+        advance: impl FnMut(usize),
+    ) -> io::Result<[u8; 16]> {
+        let mut hasher = algorithm.hasher();
+        self.absorb_reader(reader, |data| hasher.update(data), advance)?;
+        Ok(hasher.finalize())
+    }
+
+    /// Feeds the contents of the file `name` (standard input for `-`) to
+    /// `absorb`, one chunk at a time, whatever consumes them: a hasher, a
+    /// MAC (`linerate mac`).
+    pub fn absorb_named(
+        &mut self,
+        name: &OsStr,
+        progress: &mut Progress,
+        absorb: impl FnMut(&[u8]),
+    ) -> Result<(), HashError> {
         let result = if name.as_bytes() == b"-" {
             progress.begin_file(name.as_bytes(), None);
-            self.digest_reader(io::stdin().lock(), algorithm, |n| progress.advance(n))
+            self.absorb_reader(io::stdin().lock(), absorb, |n| progress.advance(n))
                 .map_err(HashError::Read)
         } else {
             let file = File::open(name).map_err(HashError::Open)?;
@@ -72,27 +99,26 @@ impl FileHasher {
                 .filter(|m| m.is_file())
                 .map(|m| m.len());
             progress.begin_file(name.as_bytes(), len);
-            self.digest_reader(file, algorithm, |n| progress.advance(n))
+            self.absorb_reader(file, absorb, |n| progress.advance(n))
                 .map_err(HashError::Read)
         };
         progress.end_file();
         result
     }
 
-    /// The digest of everything `reader` yields; `advance` hears of every
-    /// piece hashed.
-    pub fn digest_reader(
+    /// Feeds everything `reader` yields to `absorb`, chunk by chunk through
+    /// the one buffer; `advance` hears of every piece.
+    pub fn absorb_reader(
         &mut self,
         mut reader: impl Read,
-        algorithm: Algorithm,
+        mut absorb: impl FnMut(&[u8]),
         mut advance: impl FnMut(usize),
-    ) -> io::Result<[u8; 16]> {
-        let mut hasher = algorithm.hasher();
+    ) -> io::Result<()> {
         loop {
             match reader.read(&mut self.buf) {
-                Ok(0) => return Ok(hasher.finalize()),
+                Ok(0) => return Ok(()),
                 Ok(n) => {
-                    hasher.update(&self.buf[..n]);
+                    absorb(&self.buf[..n]);
                     advance(n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

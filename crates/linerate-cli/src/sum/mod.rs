@@ -33,6 +33,11 @@
 //! - [`console`], [`quote`] and [`progress`]: stdout and stderr as md5sum
 //!   uses them, plus a progress bar for people at a terminal.
 //!
+//! `linerate mac` ([`crate::mac`]) shares all of it but [`jobs`]: md5sum's
+//! options ([`args`]), the lines ([`format::push_line`]), the chunked reads
+//! ([`hash::FileHasher::absorb_named`]) and `--check` for any digest
+//! length and tag ([`check::Dialect`], [`verify::Checker`]).
+//!
 //! Known differences, all at the edges:
 //!
 //! - md5sum writes each output line at once (line buffering); we buffer and
@@ -182,7 +187,7 @@ fn run(options: &Options) -> bool {
 
 /// The combined size of the operands that are regular files, for sizing the
 /// progress bar; the others (missing files, pipes) count as empty.
-fn regular_file_bytes(files: &[OsString]) -> u64 {
+pub(crate) fn regular_file_bytes(files: &[OsString]) -> u64 {
     files
         .iter()
         .filter(|f| f.as_bytes() != b"-")

@@ -1,5 +1,9 @@
 //! `--check`: reading checksum files and verifying the files they list,
 //! with md5sum's reports, warnings and verdict.
+//!
+//! The machinery serves any family of functions through a [`Checker`]: the
+//! line syntax ([`Dialect`]) and how a listed file is checked. `linerate
+//! sum`'s is [`SumChecker`]; `linerate mac` has its own (`crate::mac`).
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -7,11 +11,62 @@ use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
 use super::args::CheckOptions;
-use super::check::{self, CheckLine, Layout};
+use super::check::{self, Dialect, Layout, LineOf, Md5Family};
 use super::console::{Console, error_text};
 use super::format;
-use super::hash::FileHasher;
+use super::hash::{FileHasher, HashError};
+use super::progress::Progress;
 use crate::algorithm::Algorithm;
+
+/// What `--check` needs to know of a family of functions.
+pub trait Checker {
+    /// The syntax of its checksum lines.
+    type Dialect: Dialect;
+    /// That syntax.
+    fn dialect(&self) -> &Self::Dialect;
+    /// The function named in "improperly formatted MD5 checksum line".
+    fn label(&self) -> String;
+    /// Whether the file `name` (`-`: standard input) has the digest `line`
+    /// expects, read through `hasher`.
+    fn matches(
+        &mut self,
+        name: &OsStr,
+        line: &LineOf<Self::Dialect>,
+        hasher: &mut FileHasher,
+        progress: &mut Progress,
+    ) -> Result<bool, HashError>;
+}
+
+/// `linerate sum`'s checks: untagged lines with `-a`'s function, tagged
+/// ones with their tag's.
+pub struct SumChecker {
+    /// `-a`: the function of untagged lines.
+    pub algorithm: Algorithm,
+}
+
+impl Checker for SumChecker {
+    type Dialect = Md5Family;
+
+    fn dialect(&self) -> &Md5Family {
+        &Md5Family
+    }
+
+    fn label(&self) -> String {
+        // md5sum's words for MD5; `-a`'s tag otherwise.
+        self.algorithm.tag()
+    }
+
+    fn matches(
+        &mut self,
+        name: &OsStr,
+        line: &LineOf<Md5Family>,
+        hasher: &mut FileHasher,
+        progress: &mut Progress,
+    ) -> Result<bool, HashError> {
+        let algorithm = line.tag.unwrap_or(self.algorithm);
+        Ok(hasher.digest_named(name, algorithm, progress)? == line.digest)
+    }
+}
 
 /// Checks every checksum file in turn; true if all of them pass. Untagged
 /// lines are checked with `algorithm`, tagged ones with their tag's.
@@ -21,10 +76,20 @@ pub fn run(
     options: CheckOptions,
     algorithm: Algorithm,
 ) -> bool {
+    run_with(console, files, options, SumChecker { algorithm })
+}
+
+/// [`run`] for any family of functions.
+pub fn run_with<C: Checker>(
+    console: &mut Console,
+    files: &[std::ffi::OsString],
+    options: CheckOptions,
+    checker: C,
+) -> bool {
     let mut verifier = Verifier {
         console,
         options,
-        algorithm,
+        checker,
         hasher: FileHasher::default(),
         layout: Layout::default(),
     };
@@ -46,17 +111,16 @@ struct Tally {
     matched: bool,
 }
 
-struct Verifier<'a> {
+struct Verifier<'a, C> {
     console: &'a mut Console,
     options: CheckOptions,
-    /// `-a`: the function of untagged lines.
-    algorithm: Algorithm,
+    checker: C,
     hasher: FileHasher,
     /// md5sum decides between the GNU and reversed layouts once per run.
     layout: Layout,
 }
 
-impl Verifier<'_> {
+impl<C: Checker> Verifier<'_, C> {
     /// Checks the checksum file `list` (`-`: standard input).
     fn check_list(&mut self, list: &OsStr) -> bool {
         let from_stdin = list.as_bytes() == b"-";
@@ -106,7 +170,7 @@ impl Verifier<'_> {
                 continue;
             };
             // A list read from standard input cannot also name it.
-            let parsed = check::parse_check_line_in(content, &mut self.layout)
+            let parsed = check::parse_line(self.checker.dialect(), content, &mut self.layout)
                 .filter(|line| !(from_stdin && line.name == b"-"));
             match parsed {
                 Some(line) => {
@@ -116,10 +180,9 @@ impl Verifier<'_> {
                 None => {
                     tally.malformed += 1;
                     if self.options.warn {
-                        // md5sum's words for MD5; `-a`'s tag otherwise.
                         let message = format!(
                             ": {line_number}: improperly formatted {} checksum line",
-                            self.algorithm.tag()
+                            self.checker.label()
                         );
                         let mut full = self.console.quote(label);
                         full.extend_from_slice(message.as_bytes());
@@ -132,29 +195,29 @@ impl Verifier<'_> {
     }
 
     /// Hashes the file of one line and reports the verdict.
-    fn verify(&mut self, line: &CheckLine, tally: &mut Tally) {
+    fn verify(&mut self, line: &LineOf<C::Dialect>, tally: &mut Tally) {
         let name = OsStr::from_bytes(&line.name);
-        let algorithm = line.tag.unwrap_or(self.algorithm);
-        let verdict = match self
-            .hasher
-            .digest_named(name, algorithm, &mut self.console.progress)
-        {
-            Ok(digest) if digest == line.digest => {
-                tally.matched = true;
-                (!self.options.quiet).then_some("OK")
-            }
-            Ok(_) => {
-                tally.mismatched += 1;
-                Some("FAILED")
-            }
-            Err(e) if e.is_missing() && self.options.ignore_missing => None,
-            Err(e) => {
-                self.console
-                    .error_about(&line.name, &error_text(e.io_error()));
-                tally.unreadable += 1;
-                Some("FAILED open or read")
-            }
-        };
+        let verdict =
+            match self
+                .checker
+                .matches(name, line, &mut self.hasher, &mut self.console.progress)
+            {
+                Ok(true) => {
+                    tally.matched = true;
+                    (!self.options.quiet).then_some("OK")
+                }
+                Ok(false) => {
+                    tally.mismatched += 1;
+                    Some("FAILED")
+                }
+                Err(e) if e.is_missing() && self.options.ignore_missing => None,
+                Err(e) => {
+                    self.console
+                        .error_about(&line.name, &error_text(e.io_error()));
+                    tally.unreadable += 1;
+                    Some("FAILED open or read")
+                }
+            };
         if let Some(verdict) = verdict.filter(|_| !self.options.status) {
             let mut report = Vec::with_capacity(line.name.len() + 24);
             format::push_check_report(&mut report, &line.name, verdict);

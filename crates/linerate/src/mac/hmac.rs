@@ -1,1 +1,0 @@
-//! HMAC (RFC 2104). (Being written.)
