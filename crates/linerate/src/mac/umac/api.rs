@@ -88,7 +88,9 @@ pub(super) fn check_nonce(nonce: &[u8]) -> Result<(), UmacError> {
 /// pad: on sequential nonces UMAC-64 runs AES once per two tags, UMAC-32
 /// once per four, which is why tagging takes `&mut self`.
 ///
-/// Dropping the context wipes the derived subkeys and the cached pad.
+/// Dropping the context wipes the derived subkeys and the cached pad (the
+/// PDF's expanded AES-128 key is wiped by the `aes` crate itself when its
+/// `zeroize` feature is enabled).
 ///
 /// ```
 /// use linerate::mac::umac::{TagBits, Umac};

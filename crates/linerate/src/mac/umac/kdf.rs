@@ -13,7 +13,7 @@ use zeroize::Zeroize;
 
 /// KDF blocks enciphered per AES call: enough to keep AES-NI/VAES busy,
 /// few enough that the one scratch batch is cheap to wipe.
-const BATCH: usize = 16;
+const BATCH: usize = 8;
 
 /// L3's prime, 2^36 - 5.
 pub(super) const P36: u64 = (1 << 36) - 5;
@@ -122,7 +122,7 @@ pub(super) fn kdf(aes: &Aes128, index: u8, blocks: usize, mut sink: impl FnMut(u
             sink(first + j, &block.0);
         }
     }
-    for block in &mut batch {
+    for block in &mut batch[..blocks.min(BATCH)] {
         block[..].zeroize();
     }
 }
