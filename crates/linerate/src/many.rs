@@ -7,7 +7,7 @@
 //! its last one or two blocks (tail bytes, 0x80, zeros, bit length) are built
 //! in a scratch buffer.
 
-use crate::lanes::{IDLE_BLOCK, LaneState, Lanes, MAX_LANES};
+use crate::lanes::{LaneState, Lanes, MAX_LANES};
 
 /// Messages sorted and grouped per batch: large enough that groups are long
 /// runs of equal block counts, small enough to stay in cache.
@@ -79,26 +79,23 @@ fn hash_group(
     }
     let first = whole[..group.len()].iter().copied().min().unwrap_or(0);
     let mut state = LaneState::new();
-    let mut ptrs = [IDLE_BLOCK.as_ptr(); MAX_LANES];
-    let mut strides = [0usize; MAX_LANES];
-    for (lane, &(_, index)) in group.iter().enumerate() {
-        ptrs[lane] = messages[index].as_ptr();
-        strides[lane] = 64;
+    let mut lane_data: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
+    for (slot, &(_, index)) in lane_data.iter_mut().zip(group) {
+        *slot = messages[index];
     }
-    // SAFETY: lane i reads blocks 0..first of its message, all whole
-    // (first <= whole_i); lanes past the group read IDLE_BLOCK, stride 0.
-    unsafe { lanes.compress_raw(&mut state, &mut ptrs, &strides, first, group.len()) };
+    // Lane i's blocks 0..first are whole blocks of its message (first <= whole_i).
+    lanes.compress(&mut state, &lane_data[..group.len()], first, 64);
     for k in first..n {
-        for (lane, &(_, index)) in group.iter().enumerate() {
-            ptrs[lane] = if k < whole[lane] {
-                messages[index][64 * k..].as_ptr()
+        for (lane, (slot, &(_, index))) in lane_data.iter_mut().zip(group).enumerate() {
+            // Block k is whole in the message (k < whole_i) or is tail block
+            // k - whole_i < n - whole_i <= 2 of the lane's scratch.
+            *slot = if k < whole[lane] {
+                &messages[index][64 * k..64 * k + 64]
             } else {
-                scratch[lane][64 * (k - whole[lane])..].as_ptr()
+                &scratch[lane][64 * (k - whole[lane])..]
             };
         }
-        // SAFETY: block k of lane i is whole in its message (k < whole_i)
-        // or is tail block k - whole_i < n - whole_i <= 2 of its scratch.
-        unsafe { lanes.compress_raw(&mut state, &mut ptrs, &strides, 1, group.len()) };
+        lanes.compress(&mut state, &lane_data[..group.len()], 1, 64);
     }
     for (lane, &(_, index)) in group.iter().enumerate() {
         out[index] = digest_bytes(state.get(lane));

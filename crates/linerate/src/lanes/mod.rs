@@ -135,19 +135,40 @@ impl Lanes {
     }
 
     /// Every lane `i < lanes.len()` absorbs `nblocks` blocks, block `k` being
-    /// `lanes[i][k * stride .. k * stride + 64]`. Chains of lanes from
-    /// `lanes.len()` up to [`width`](Lanes::width) are left in an unspecified
-    /// state; lanes past the width keep theirs.
+    /// `lanes[i][k * stride .. k * stride + 64]`. Chains of lanes at and past
+    /// `lanes.len()` are left in an unspecified state.
     ///
     /// # Panics
     /// If `lanes.len() > self.width()` or a lane's slice is shorter than
     /// `(nblocks - 1) * stride + 64` bytes.
     pub fn compress(&self, state: &mut LaneState, lanes: &[&[u8]], nblocks: usize, stride: usize) {
-        let width = self.width();
+        let mut some: [Option<&[u8]>; MAX_LANES] = [None; MAX_LANES];
+        assert!(lanes.len() <= MAX_LANES, "at most {MAX_LANES} lanes");
+        for (slot, lane) in some.iter_mut().zip(lanes) {
+            *slot = Some(lane);
+        }
+        self.compress_some(state, &some[..lanes.len()], nblocks, stride);
+    }
+
+    /// As [`compress`](Self::compress), with idle lanes: a `None` lane reads
+    /// a block of zeros and its chain, like those of lanes at and past
+    /// `lanes.len()`, is left in an unspecified state.
+    ///
+    /// # Panics
+    /// As [`compress`](Self::compress).
+    pub fn compress_some(
+        &self,
+        state: &mut LaneState,
+        lanes: &[Option<&[u8]>],
+        nblocks: usize,
+        stride: usize,
+    ) {
         assert!(
-            lanes.len() <= width,
-            "{}: at most {width} lanes",
-            self.backend
+            lanes.len() <= self.width(),
+            "{} lanes for the {} backend, whose width is {}",
+            lanes.len(),
+            self.backend,
+            self.width()
         );
         if nblocks == 0 {
             return;
@@ -156,18 +177,20 @@ impl Lanes {
         let mut ptrs = [IDLE_BLOCK.as_ptr(); MAX_LANES];
         let mut strides = [0usize; MAX_LANES];
         for (i, lane) in lanes.iter().enumerate() {
-            assert!(
-                lane.len() >= need,
-                "lane {i}: {} bytes, need {need}",
-                lane.len()
-            );
-            ptrs[i] = lane.as_ptr();
-            strides[i] = stride;
+            if let Some(lane) = lane {
+                assert!(
+                    lane.len() >= need,
+                    "lane {i}: {} bytes, need {need}",
+                    lane.len()
+                );
+                ptrs[i] = lane.as_ptr();
+                strides[i] = stride;
+            }
         }
         // SAFETY: every active lane's slice holds `need` bytes, which covers
         // block `k * stride .. + 64` for every `k < nblocks`; idle lanes read
-        // `IDLE_BLOCK` with stride 0. `Lanes` exists only for a backend this
-        // CPU supports.
+        // `IDLE_BLOCK` with stride 0. `lanes.len() <= width` was checked, and
+        // `Lanes` exists only for a backend this CPU supports.
         unsafe { self.compress_raw(state, &mut ptrs, &strides, nblocks, lanes.len()) }
     }
 

@@ -4,7 +4,7 @@
 //! busy lane stays inside one run. Lanes that run out of work go idle; their
 //! chaining values are kept, since a kernel computes whole register sets.
 
-use super::{IDLE_BLOCK, LaneState, Lanes, MAX_LANES};
+use super::{LaneState, Lanes, MAX_LANES};
 
 /// One lane's work: `runs[0]` then `runs[1]`, each a whole number of
 /// 64-byte blocks.
@@ -30,8 +30,7 @@ pub(crate) fn absorb_runs(lanes: &Lanes, state: &mut LaneState, work: &[LaneRuns
     let mut pos = [(0usize, 0usize); MAX_LANES];
     loop {
         let mut nblocks = usize::MAX;
-        let mut ptrs = [IDLE_BLOCK.as_ptr(); MAX_LANES];
-        let mut strides = [0usize; MAX_LANES];
+        let mut current: [Option<&[u8]>; MAX_LANES] = [None; MAX_LANES];
         let mut busy = [false; MAX_LANES];
         for (lane, w) in work.iter().enumerate() {
             let (run, offset) = &mut pos[lane];
@@ -42,8 +41,7 @@ pub(crate) fn absorb_runs(lanes: &Lanes, state: &mut LaneState, work: &[LaneRuns
             if *run < 2 {
                 let rest = &w.runs[*run][*offset..];
                 nblocks = nblocks.min(rest.len() / 64);
-                ptrs[lane] = rest.as_ptr();
-                strides[lane] = 64;
+                current[lane] = Some(rest);
                 busy[lane] = true;
             }
         }
@@ -59,10 +57,7 @@ pub(crate) fn absorb_runs(lanes: &Lanes, state: &mut LaneState, work: &[LaneRuns
             kept[nkept] = (lane, state.get(lane));
             nkept += 1;
         }
-        // SAFETY: every busy lane points into its current run with at least
-        // `nblocks` whole blocks left and stride 64; idle lanes read
-        // `IDLE_BLOCK` with stride 0; lanes past `active` are idle too.
-        unsafe { lanes.compress_raw(state, &mut ptrs, &strides, nblocks, active) };
+        lanes.compress_some(state, &current[..active], nblocks, 64);
         for &(lane, value) in &kept[..nkept] {
             state.set(lane, value);
         }

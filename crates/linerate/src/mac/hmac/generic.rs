@@ -123,17 +123,13 @@ impl<D: Digest + BlockSizeUser + Clone> Clone for HmacKey<D> {
 
 impl<D: Digest + BlockSizeUser + Clone> Drop for HmacKey<D> {
     fn drop(&mut self) {
-        // SAFETY: both pointers come from `&mut` to live, aligned fields, and
-        // the values written are valid `D`s, which the fields' own drop glue
-        // then drops as usual. The old values are overwritten without being
-        // dropped: they are plain hasher states (a hasher owning heap memory
-        // would leak it, which is safe). Volatile, so the compiler cannot
-        // drop the stores as dead.
-        unsafe {
-            core::ptr::write_volatile(&mut self.inner, D::new());
-            core::ptr::write_volatile(&mut self.outer, D::new());
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // A generic hasher has no `Zeroize`: overwrite the keyed states with
+        // fresh ones instead. `black_box` keeps the compiler from removing
+        // the stores as dead, which it otherwise may in a destructor.
+        self.inner = D::new();
+        self.outer = D::new();
+        core::hint::black_box(&mut self.inner);
+        core::hint::black_box(&mut self.outer);
     }
 }
 

@@ -1,0 +1,361 @@
+// md5_iter.v -- iterative MD5 compression core (RFC 1321), one step per clock.
+//
+// Synthesisable Verilog-2005, no vendor primitives.
+//
+// Block timing (65 cycles per 512-bit block, back to back):
+//   edge L     : start && ready -> load b,c,d,cv_out <= cv_in, msg <= blk_in,
+//                akm <= cv_in.a + K[0] + M[0]          (precompute, "a step early")
+//   edges L+1..L+64 : steps 0..63, one per clock
+//   edge L+64  : step 63 plus cv_out <= cv_out + {a,b,c,d}; done <= 1
+//   cycle after L+64: done = 1, ready = 1, cv_out valid -> the next start may be
+//                taken on this very cycle (edge L+65), giving 65 cycles per block.
+//
+// Word order: a = cv[31:0], b = cv[63:32], c = cv[95:64], d = cv[127:96];
+// message word j (little-endian, as RFC 1321 decodes it) = blk_in[32*j+31:32*j].
+// cv_out is the final chaining value from `done` until the next accepted start
+// (at that edge it is overwritten with cv_in, so a chained caller may feed
+// cv_out straight back into cv_in).
+//
+// Parameters
+//   COUNTER = "binary" | "gray"   encoding of the 6-bit step counter register.
+//                                 "gray" changes exactly one bit per step
+//                                 (including the 63 -> 0 wrap).
+//   GATING  = 0 | 1               0: the step datapath registers (b,c,d,akm)
+//                                 are clocked every cycle and run free while
+//                                 idle.  1: they are only enabled while busy
+//                                 or loading (en = busy | load).  On an FPGA
+//                                 this becomes the flip-flops' clock enable; in
+//                                 an ASIC flow the same `en` drives an
+//                                 integrated clock-gating cell (latch + AND,
+//                                 e.g. a library ICG, inferred by the synthesis
+//                                 tool's clock-gating insertion) so the 128
+//                                 datapath flops see no clock edges when idle.
+module md5_iter #(
+    parameter COUNTER = "binary",
+    parameter GATING  = 0
+) (
+    input  wire         clk,
+    input  wire         rst,        // synchronous, active high
+    input  wire         start,      // load cv_in/blk_in when ready
+    output wire         ready,      // core idle: a start is accepted
+    input  wire [127:0] cv_in,
+    input  wire [511:0] blk_in,
+    output reg          done,       // one-cycle pulse: cv_out holds the result
+    output reg  [127:0] cv_out
+);
+
+    localparam GRAY = (COUNTER == "gray");
+
+    // ------------------------------------------------------------------
+    // ROMs: K constants, message-word index, both explicit case muxes.
+    // ------------------------------------------------------------------
+    function [31:0] md5_k;
+        input [5:0] i;
+        begin
+            case (i)
+            6'd0: md5_k = 32'hd76aa478;
+            6'd1: md5_k = 32'he8c7b756;
+            6'd2: md5_k = 32'h242070db;
+            6'd3: md5_k = 32'hc1bdceee;
+            6'd4: md5_k = 32'hf57c0faf;
+            6'd5: md5_k = 32'h4787c62a;
+            6'd6: md5_k = 32'ha8304613;
+            6'd7: md5_k = 32'hfd469501;
+            6'd8: md5_k = 32'h698098d8;
+            6'd9: md5_k = 32'h8b44f7af;
+            6'd10: md5_k = 32'hffff5bb1;
+            6'd11: md5_k = 32'h895cd7be;
+            6'd12: md5_k = 32'h6b901122;
+            6'd13: md5_k = 32'hfd987193;
+            6'd14: md5_k = 32'ha679438e;
+            6'd15: md5_k = 32'h49b40821;
+            6'd16: md5_k = 32'hf61e2562;
+            6'd17: md5_k = 32'hc040b340;
+            6'd18: md5_k = 32'h265e5a51;
+            6'd19: md5_k = 32'he9b6c7aa;
+            6'd20: md5_k = 32'hd62f105d;
+            6'd21: md5_k = 32'h02441453;
+            6'd22: md5_k = 32'hd8a1e681;
+            6'd23: md5_k = 32'he7d3fbc8;
+            6'd24: md5_k = 32'h21e1cde6;
+            6'd25: md5_k = 32'hc33707d6;
+            6'd26: md5_k = 32'hf4d50d87;
+            6'd27: md5_k = 32'h455a14ed;
+            6'd28: md5_k = 32'ha9e3e905;
+            6'd29: md5_k = 32'hfcefa3f8;
+            6'd30: md5_k = 32'h676f02d9;
+            6'd31: md5_k = 32'h8d2a4c8a;
+            6'd32: md5_k = 32'hfffa3942;
+            6'd33: md5_k = 32'h8771f681;
+            6'd34: md5_k = 32'h6d9d6122;
+            6'd35: md5_k = 32'hfde5380c;
+            6'd36: md5_k = 32'ha4beea44;
+            6'd37: md5_k = 32'h4bdecfa9;
+            6'd38: md5_k = 32'hf6bb4b60;
+            6'd39: md5_k = 32'hbebfbc70;
+            6'd40: md5_k = 32'h289b7ec6;
+            6'd41: md5_k = 32'heaa127fa;
+            6'd42: md5_k = 32'hd4ef3085;
+            6'd43: md5_k = 32'h04881d05;
+            6'd44: md5_k = 32'hd9d4d039;
+            6'd45: md5_k = 32'he6db99e5;
+            6'd46: md5_k = 32'h1fa27cf8;
+            6'd47: md5_k = 32'hc4ac5665;
+            6'd48: md5_k = 32'hf4292244;
+            6'd49: md5_k = 32'h432aff97;
+            6'd50: md5_k = 32'hab9423a7;
+            6'd51: md5_k = 32'hfc93a039;
+            6'd52: md5_k = 32'h655b59c3;
+            6'd53: md5_k = 32'h8f0ccc92;
+            6'd54: md5_k = 32'hffeff47d;
+            6'd55: md5_k = 32'h85845dd1;
+            6'd56: md5_k = 32'h6fa87e4f;
+            6'd57: md5_k = 32'hfe2ce6e0;
+            6'd58: md5_k = 32'ha3014314;
+            6'd59: md5_k = 32'h4e0811a1;
+            6'd60: md5_k = 32'hf7537e82;
+            6'd61: md5_k = 32'hbd3af235;
+            6'd62: md5_k = 32'h2ad7d2bb;
+            6'd63: md5_k = 32'heb86d391;
+            default: md5_k = 32'h0;
+            endcase
+        end
+    endfunction
+
+    function [3:0] md5_g;
+        input [5:0] i;
+        begin
+            case (i)
+            6'd0: md5_g = 4'd0;
+            6'd1: md5_g = 4'd1;
+            6'd2: md5_g = 4'd2;
+            6'd3: md5_g = 4'd3;
+            6'd4: md5_g = 4'd4;
+            6'd5: md5_g = 4'd5;
+            6'd6: md5_g = 4'd6;
+            6'd7: md5_g = 4'd7;
+            6'd8: md5_g = 4'd8;
+            6'd9: md5_g = 4'd9;
+            6'd10: md5_g = 4'd10;
+            6'd11: md5_g = 4'd11;
+            6'd12: md5_g = 4'd12;
+            6'd13: md5_g = 4'd13;
+            6'd14: md5_g = 4'd14;
+            6'd15: md5_g = 4'd15;
+            6'd16: md5_g = 4'd1;
+            6'd17: md5_g = 4'd6;
+            6'd18: md5_g = 4'd11;
+            6'd19: md5_g = 4'd0;
+            6'd20: md5_g = 4'd5;
+            6'd21: md5_g = 4'd10;
+            6'd22: md5_g = 4'd15;
+            6'd23: md5_g = 4'd4;
+            6'd24: md5_g = 4'd9;
+            6'd25: md5_g = 4'd14;
+            6'd26: md5_g = 4'd3;
+            6'd27: md5_g = 4'd8;
+            6'd28: md5_g = 4'd13;
+            6'd29: md5_g = 4'd2;
+            6'd30: md5_g = 4'd7;
+            6'd31: md5_g = 4'd12;
+            6'd32: md5_g = 4'd5;
+            6'd33: md5_g = 4'd8;
+            6'd34: md5_g = 4'd11;
+            6'd35: md5_g = 4'd14;
+            6'd36: md5_g = 4'd1;
+            6'd37: md5_g = 4'd4;
+            6'd38: md5_g = 4'd7;
+            6'd39: md5_g = 4'd10;
+            6'd40: md5_g = 4'd13;
+            6'd41: md5_g = 4'd0;
+            6'd42: md5_g = 4'd3;
+            6'd43: md5_g = 4'd6;
+            6'd44: md5_g = 4'd9;
+            6'd45: md5_g = 4'd12;
+            6'd46: md5_g = 4'd15;
+            6'd47: md5_g = 4'd2;
+            6'd48: md5_g = 4'd0;
+            6'd49: md5_g = 4'd7;
+            6'd50: md5_g = 4'd14;
+            6'd51: md5_g = 4'd5;
+            6'd52: md5_g = 4'd12;
+            6'd53: md5_g = 4'd3;
+            6'd54: md5_g = 4'd10;
+            6'd55: md5_g = 4'd1;
+            6'd56: md5_g = 4'd8;
+            6'd57: md5_g = 4'd15;
+            6'd58: md5_g = 4'd6;
+            6'd59: md5_g = 4'd13;
+            6'd60: md5_g = 4'd4;
+            6'd61: md5_g = 4'd11;
+            6'd62: md5_g = 4'd2;
+            6'd63: md5_g = 4'd9;
+            default: md5_g = 4'd0;
+            endcase
+        end
+    endfunction
+
+    // Per-step left rotation: a case over the 16 (round, step mod 4) pairs,
+    // each arm a fixed wiring -- no barrel shifter.
+    function [31:0] md5_rot;
+        input [3:0]  sel;   // {round, step mod 4}
+        input [31:0] x;
+        begin
+            case (sel)
+            4'h0: md5_rot = {x[24:0], x[31:25]}; //  7
+            4'h1: md5_rot = {x[19:0], x[31:20]}; // 12
+            4'h2: md5_rot = {x[14:0], x[31:15]}; // 17
+            4'h3: md5_rot = {x[9:0],  x[31:10]}; // 22
+            4'h4: md5_rot = {x[26:0], x[31:27]}; //  5
+            4'h5: md5_rot = {x[22:0], x[31:23]}; //  9
+            4'h6: md5_rot = {x[17:0], x[31:18]}; // 14
+            4'h7: md5_rot = {x[11:0], x[31:12]}; // 20
+            4'h8: md5_rot = {x[27:0], x[31:28]}; //  4
+            4'h9: md5_rot = {x[20:0], x[31:21]}; // 11
+            4'ha: md5_rot = {x[15:0], x[31:16]}; // 16
+            4'hb: md5_rot = {x[8:0],  x[31:9]};  // 23
+            4'hc: md5_rot = {x[25:0], x[31:26]}; //  6
+            4'hd: md5_rot = {x[21:0], x[31:22]}; // 10
+            4'he: md5_rot = {x[16:0], x[31:17]}; // 15
+            default: md5_rot = {x[10:0], x[31:11]}; // 21
+            endcase
+        end
+    endfunction
+
+    // Message word select: 16:1 mux driven by the index ROM.
+    function [31:0] md5_word;
+        input [511:0] m;
+        input [3:0]   j;
+        begin
+            case (j)
+            4'd0:  md5_word = m[ 31:  0];
+            4'd1:  md5_word = m[ 63: 32];
+            4'd2:  md5_word = m[ 95: 64];
+            4'd3:  md5_word = m[127: 96];
+            4'd4:  md5_word = m[159:128];
+            4'd5:  md5_word = m[191:160];
+            4'd6:  md5_word = m[223:192];
+            4'd7:  md5_word = m[255:224];
+            4'd8:  md5_word = m[287:256];
+            4'd9:  md5_word = m[319:288];
+            4'd10: md5_word = m[351:320];
+            4'd11: md5_word = m[383:352];
+            4'd12: md5_word = m[415:384];
+            4'd13: md5_word = m[447:416];
+            4'd14: md5_word = m[479:448];
+            default: md5_word = m[511:480];
+            endcase
+        end
+    endfunction
+
+    // Counter encoding.
+    function [5:0] cnt_enc;
+        input [5:0] b;
+        begin
+            cnt_enc = GRAY ? (b ^ {1'b0, b[5:1]}) : b;
+        end
+    endfunction
+
+    function [5:0] cnt_dec;
+        input [5:0] g;
+        begin
+            if (GRAY) begin
+                cnt_dec[5] = g[5];
+                cnt_dec[4] = cnt_dec[5] ^ g[4];
+                cnt_dec[3] = cnt_dec[4] ^ g[3];
+                cnt_dec[2] = cnt_dec[3] ^ g[2];
+                cnt_dec[1] = cnt_dec[2] ^ g[1];
+                cnt_dec[0] = cnt_dec[1] ^ g[0];
+            end else begin
+                cnt_dec = g;
+            end
+        end
+    endfunction
+
+    // ------------------------------------------------------------------
+    // State
+    // ------------------------------------------------------------------
+    reg         busy;
+    reg  [5:0]  cnt;            // step counter, binary or Gray encoded
+    // There is no `a` register: a enters a step only through akm, which is
+    // formed from the previous step's d (a <- d) one clock early.
+    reg  [31:0] b, c, d;
+    reg  [31:0] akm;            // a + K[step] + M[g(step)], precomputed
+    reg  [511:0] msg;
+
+    assign ready = ~busy;
+    wire load  = start & ~busy;
+
+    wire [5:0] step  = cnt_dec(cnt);
+    wire [5:0] nstep = step + 6'd1;
+    wire       last  = (step == 6'd63);
+
+    // Step function.
+    reg  [31:0] fn;
+    always @(*) begin
+        case (step[5:4])
+        2'd0:    fn = (b & c) | (~b & d);   // F
+        2'd1:    fn = (b & d) | (c & ~d);   // G
+        2'd2:    fn = b ^ c ^ d;            // H
+        default: fn = c ^ (b | ~d);         // I
+        endcase
+    end
+
+    wire [31:0] t      = akm + fn;
+    wire [31:0] new_b  = b + md5_rot({step[5:4], step[1:0]}, t);
+    // Next step's a is the current d: precompute d + K[s+1] + M[g(s+1)].
+    wire [31:0] akm_nx = d + md5_k(nstep) + md5_word(msg, md5_g(nstep));
+    wire [31:0] akm_ld = cv_in[31:0] + md5_k(6'd0) + blk_in[31:0];
+
+    wire dp_en = (GATING != 0) ? (busy | load) : 1'b1;
+
+    // Control.
+    always @(posedge clk) begin
+        if (rst) begin
+            busy <= 1'b0;
+            done <= 1'b0;
+            cnt  <= 6'd0;
+        end else begin
+            done <= busy & last;
+            if (load) begin
+                busy <= 1'b1;
+                cnt  <= cnt_enc(6'd0);
+            end else if (busy) begin
+                cnt <= cnt_enc(nstep);
+                if (last)
+                    busy <= 1'b0;
+            end
+        end
+    end
+
+    // Datapath (b,c,d,akm): clock-enabled by dp_en.
+    always @(posedge clk) begin
+        if (dp_en) begin
+            if (load) begin
+                b   <= cv_in[63:32];
+                c   <= cv_in[95:64];
+                d   <= cv_in[127:96];
+                akm <= akm_ld;
+            end else begin
+                b   <= new_b;
+                c   <= b;
+                d   <= c;
+                akm <= akm_nx;
+            end
+        end
+    end
+
+    // Message block and chaining value / result.
+    always @(posedge clk) begin
+        if (load) begin
+            msg    <= blk_in;
+            cv_out <= cv_in;
+        end else if (busy & last) begin
+            cv_out <= {cv_out[127:96] + c,
+                       cv_out[95:64]  + b,
+                       cv_out[63:32]  + new_b,
+                       cv_out[31:0]   + d};
+        end
+    end
+
+endmodule
