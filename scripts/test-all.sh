@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check CI runs, on a fresh machine too: installs what the tests
 # need, then formatting, lints and all tests (Rust unit, integration and doc
-# tests; the CLI's differential tests against GNU md5sum).
+# tests; the CLI's differential tests against GNU md5sum; the Verilog cores'
+# lint and simulations against hashlib).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
@@ -24,6 +25,10 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 # MD5-P/K groups its chains by register set when rayon has several threads
 # and by the backend's full width on one: run its oracle both ways.
 RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test md5p_oracle 2>&1 | tee -a "$log"
-# One closing line for the whole run (cargo prints one per test binary).
+echo "== hardware simulations (hw/run-tests.sh)"
+bash hw/run-tests.sh 2>&1 | tee -a "$log"
+# One closing line for the whole run (cargo prints one per test binary,
+# the hardware script one for all its simulations).
 awk '/^test result:/ { p += $4; f += $6; i += $8 }
+     /^hw tests:/ { p += $3; f += $5 }
      END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
