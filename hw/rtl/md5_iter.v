@@ -4,9 +4,12 @@
 //
 // Block timing (65 cycles per 512-bit block, back to back):
 //   edge L     : start && ready -> load b,c,d,cv_out <= cv_in, msg <= blk_in,
-//                akm <= cv_in.a + K[0] + M[0]          (precompute, "a step early")
+//                akm <= cv_in.a + K[0] + M[0]          (precompute, "a step early"),
+//                km <= K[1] + M[1], kr <= K[2], mr <= M[2], la <= 3 (look-ahead)
 //   edges L+1..L+64 : steps 0..63, one per clock
 //   edge L+64  : step 63 plus cv_out <= cv_out + {a,b,c,d}; done <= 1
+//                (the b word as (cv.b + b) + rot(t), so no adder is added in
+//                series with the step)
 //   cycle after L+64: done = 1, ready = 1, cv_out valid -> the next start may be
 //                taken on this very cycle (edge L+65), giving 65 cycles per block.
 //
@@ -19,9 +22,13 @@
 // Parameters
 //   COUNTER = "binary" | "gray"   encoding of the 6-bit step counter register.
 //                                 "gray" changes exactly one bit per step
-//                                 (including the 63 -> 0 wrap).
-//   GATING  = 0 | 1               0: the step datapath registers (b,c,d,akm)
-//                                 are clocked every cycle and run free while
+//                                 (including the 63 -> 0 wrap).  The
+//                                 ROMs and selects do not decode it on the
+//                                 step path (registered sel/last, binary
+//                                 look-ahead la).
+//   GATING  = 0 | 1               0: the step datapath registers (b,c,d,akm
+//                                 and the look-ahead km,kr,mr,la) are
+//                                 clocked every cycle and run free while
 //                                 idle.  1: they are only enabled while busy
 //                                 or loading (en = busy | load).  On an FPGA
 //                                 this becomes the flip-flops' clock enable; in
@@ -288,12 +295,23 @@ module md5_iter #(
 
     wire [5:0] step  = cnt_dec(cnt);
     wire [5:0] nstep = step + 6'd1;
-    wire       last  = (step == 6'd63);
+
+    // Registered step decodes, so that no counter decode sits on the step
+    // path: sel = {round, step mod 4} of the current step, last = step 63.
+    reg  [3:0]  sel;
+    reg         last;
+
+    // Operand lookahead (all from registers, no counter decode on the path):
+    //   km = K[s+1] + M[g(s+1)]       (so akm_nx is one 2-input add: d + km)
+    //   kr = K[s+2], mr = M[g(s+2)]   (so km_nx is one 2-input add)
+    //   la = s+3 (binary)             (indexes the K / word-index ROMs)
+    reg  [31:0] km, kr, mr;
+    reg  [5:0]  la;
 
     // Step function.
     reg  [31:0] fn;
     always @(*) begin
-        case (step[5:4])
+        case (sel[3:2])
         2'd0:    fn = (b & c) | (~b & d);   // F
         2'd1:    fn = (b & d) | (c & ~d);   // G
         2'd2:    fn = b ^ c ^ d;            // H
@@ -302,9 +320,14 @@ module md5_iter #(
     end
 
     wire [31:0] t      = akm + fn;
-    wire [31:0] new_b  = b + md5_rot({step[5:4], step[1:0]}, t);
-    // Next step's a is the current d: precompute d + K[s+1] + M[g(s+1)].
-    wire [31:0] akm_nx = d + md5_k(nstep) + md5_word(msg, md5_g(nstep));
+    wire [31:0] rot_t  = md5_rot(sel, t);
+    wire [31:0] new_b  = b + rot_t;
+    // Chaining add for the b word re-associated: cv.b + (b + rot_t) =
+    // (cv.b + b) + rot_t, where cv.b + b is formed from registers in parallel
+    // with t, so the final add is no longer in series with step 63's add.
+    wire [31:0] cvb_b  = cv_out[63:32] + b;
+    // Next step's a is the current d: d + (K[s+1] + M[g(s+1)]).
+    wire [31:0] akm_nx = d + km;
     wire [31:0] akm_ld = cv_in[31:0] + md5_k(6'd0) + blk_in[31:0];
 
     wire dp_en = (GATING != 0) ? (busy | load) : 1'b1;
@@ -315,20 +338,26 @@ module md5_iter #(
             busy <= 1'b0;
             done <= 1'b0;
             cnt  <= 6'd0;
+            sel  <= 4'd0;
+            last <= 1'b0;
         end else begin
             done <= busy & last;
             if (load) begin
                 busy <= 1'b1;
                 cnt  <= cnt_enc(6'd0);
+                sel  <= 4'd0;
+                last <= 1'b0;
             end else if (busy) begin
-                cnt <= cnt_enc(nstep);
+                cnt  <= cnt_enc(nstep);
+                sel  <= {nstep[5:4], nstep[1:0]};
+                last <= (nstep == 6'd63);
                 if (last)
                     busy <= 1'b0;
             end
         end
     end
 
-    // Datapath (b,c,d,akm): clock-enabled by dp_en.
+    // Datapath (b,c,d,akm and the operand lookahead): clock-enabled by dp_en.
     always @(posedge clk) begin
         if (dp_en) begin
             if (load) begin
@@ -336,11 +365,19 @@ module md5_iter #(
                 c   <= cv_in[95:64];
                 d   <= cv_in[127:96];
                 akm <= akm_ld;
+                km  <= md5_k(6'd1) + blk_in[63:32];
+                kr  <= md5_k(6'd2);
+                mr  <= blk_in[95:64];
+                la  <= 6'd3;
             end else begin
                 b   <= new_b;
                 c   <= b;
                 d   <= c;
                 akm <= akm_nx;
+                km  <= kr + mr;
+                kr  <= md5_k(la);
+                mr  <= md5_word(msg, md5_g(la));
+                la  <= la + 6'd1;
             end
         end
     end
@@ -353,7 +390,7 @@ module md5_iter #(
         end else if (busy & last) begin
             cv_out <= {cv_out[127:96] + c,
                        cv_out[95:64]  + b,
-                       cv_out[63:32]  + new_b,
+                       cvb_b          + rot_t,
                        cv_out[31:0]   + d};
         end
     end
