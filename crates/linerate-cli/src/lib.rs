@@ -7,6 +7,8 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 pub mod algorithm;
+pub mod audit;
+pub mod etag;
 pub mod mac;
 pub mod mddriver;
 pub mod output;
@@ -20,6 +22,12 @@ Usage: linerate COMMAND [ARGS]...
 
 Commands:
   sum [OPTION]... [FILE]...   print or check MD5 or MD5-P/K sums (GNU md5sum compatible)
+  etag [--part-size SIZE | --match ETAG | --check] FILE...
+                              S3 ETags of multipart uploads, and the part size
+                              that reproduces a given ETag
+  audit [--json] MANIFEST [DIR]
+                              compare a tree with a manifest from 'sum -r':
+                              matched, changed, missing and new files
   md5 [-sSTRING | -x | -t | FILE]...
                               RFC 1321's MD5 driver: strings, files, test suite, time trial
   md5p [-k K] [-sSTRING | -t | FILE]...
@@ -29,7 +37,7 @@ Commands:
                               truncations, UMAC-32/64/96/128) in sum's line formats
   help                        this text
 
-Run 'linerate COMMAND --help' (sum, mac, md5, md5p) for a command's options.
+Run 'linerate COMMAND --help' (sum, mac, etag, audit, md5, md5p) for a command's options.
 LINERATE_MD5_BACKEND and LINERATE_LANES_BACKEND force the single-stream and
 the lanes (multi-buffer) MD5 implementations.
 MD5 is broken for collision resistance: use it against accidents and for
@@ -53,6 +61,8 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     match command.to_str() {
         Some("sum") => sum::main(rest),
         Some("mac") => mac::main(rest),
+        Some("etag") => etag::main(rest),
+        Some("audit") => audit::main(rest),
         Some("md5") => mddriver::main(rest),
         Some("md5p") => mddriver::main_md5p(rest),
         Some("help" | "--help" | "-h") => {

@@ -26,7 +26,7 @@
 //! Memory is bounded by the chunks in flight (at most 8 MiB per worker) and
 //! one result per operand.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
@@ -89,64 +89,14 @@ struct Job<'a> {
 /// Prints the checksum line of every file of `options`; true if all could
 /// be read.
 pub fn compute(console: &mut Console, options: &Options) -> bool {
-    let mut routes = Vec::with_capacity(options.files.len());
-    let mut jobs = Vec::new();
-    for file in &options.files {
-        match regular_file_len(file) {
-            Some(len) => {
-                routes.push(Route::Pool(jobs.len()));
-                jobs.push(Job { name: file, len });
-            }
-            None => routes.push(Route::Here),
-        }
-    }
-    let allowed = options.thread_count();
-    let threads = allowed.min(jobs.len());
-    let mut plan = Plan::new(jobs, options.algorithm, threads, console.progress.ticker());
-    // Threads to spare: a file hashed alone gets a reading thread of its own.
-    plan.pipeline = allowed > threads;
-    std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::channel();
-        for _ in 0..threads {
-            let sender = sender.clone();
-            let plan = &plan;
-            scope.spawn(move || work(plan, &sender));
-        }
-        drop(sender);
-        print_in_order(console, options, &routes, &receiver, plan.jobs.len())
-    })
-}
-
-/// The main thread's part: every operand's line in argument order, hashing
-/// the ones routed here and waiting for the workers' ones.
-fn print_in_order(
-    console: &mut Console,
-    options: &Options,
-    routes: &[Route],
-    receiver: &Receiver<Outcome>,
-    jobs: usize,
-) -> bool {
-    let mut arrived: Vec<Option<Result<[u8; 16], HashError>>> =
-        std::iter::repeat_with(|| None).take(jobs).collect();
-    let mut hasher = FileHasher::default();
     let mut ok = true;
     let mut line = Vec::new();
-    for (file, route) in options.files.iter().zip(routes) {
-        let result = match *route {
-            Route::Here => hasher.digest_named(file, options.algorithm, &mut console.progress),
-            Route::Pool(index) => {
-                console.progress.begin_file(file.as_bytes(), None);
-                while arrived[index].is_none() {
-                    // Every worker sends one outcome per job it takes before it
-                    // ends, so the channel closes early only if one panicked.
-                    let (done, result) = receiver.recv().expect("a worker thread failed");
-                    arrived[done] = Some(result);
-                }
-                console.progress.end_file();
-                arrived[index].take().expect("arrived above")
-            }
-        };
-        match result {
+    hash_in_order(
+        console,
+        &options.files,
+        options.algorithm,
+        options.thread_count(),
+        |console, file, result| match result {
             Ok(digest) => {
                 line.clear();
                 format::push_sum_line_for(
@@ -162,9 +112,91 @@ fn print_in_order(
                 console.error_about(file.as_bytes(), &error_text(e.io_error()));
                 ok = false;
             }
+        },
+    );
+    ok
+}
+
+/// Hashes every one of `files` with `algorithm` on up to `allowed` worker
+/// threads and hands each outcome to `each` on the calling thread, in the
+/// order of `files` (`-` is standard input).
+pub fn hash_in_order<F>(
+    console: &mut Console,
+    files: &[OsString],
+    algorithm: Algorithm,
+    allowed: usize,
+    each: F,
+) where
+    F: FnMut(&mut Console, &OsStr, Result<[u8; 16], HashError>),
+{
+    let mut routes = Vec::with_capacity(files.len());
+    let mut jobs = Vec::new();
+    for file in files {
+        match regular_file_len(file) {
+            Some(len) => {
+                routes.push(Route::Pool(jobs.len()));
+                jobs.push(Job { name: file, len });
+            }
+            None => routes.push(Route::Here),
         }
     }
-    ok
+    let threads = allowed.min(jobs.len());
+    let mut plan = Plan::new(jobs, algorithm, threads, console.progress.ticker());
+    // Threads to spare: a file hashed alone gets a reading thread of its own.
+    plan.pipeline = allowed > threads;
+    std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::channel();
+        for _ in 0..threads {
+            let sender = sender.clone();
+            let plan = &plan;
+            scope.spawn(move || work(plan, &sender));
+        }
+        drop(sender);
+        deliver_in_order(
+            console,
+            files,
+            algorithm,
+            &routes,
+            &receiver,
+            plan.jobs.len(),
+            each,
+        );
+    });
+}
+
+/// The main thread's part: every operand's outcome in argument order,
+/// hashing the ones routed here and waiting for the workers' ones.
+fn deliver_in_order<F>(
+    console: &mut Console,
+    files: &[OsString],
+    algorithm: Algorithm,
+    routes: &[Route],
+    receiver: &Receiver<Outcome>,
+    jobs: usize,
+    mut each: F,
+) where
+    F: FnMut(&mut Console, &OsStr, Result<[u8; 16], HashError>),
+{
+    let mut arrived: Vec<Option<Result<[u8; 16], HashError>>> =
+        std::iter::repeat_with(|| None).take(jobs).collect();
+    let mut hasher = FileHasher::default();
+    for (file, route) in files.iter().zip(routes) {
+        let result = match *route {
+            Route::Here => hasher.digest_named(file, algorithm, &mut console.progress),
+            Route::Pool(index) => {
+                console.progress.begin_file(file.as_bytes(), None);
+                while arrived[index].is_none() {
+                    // Every worker sends one outcome per job it takes before it
+                    // ends, so the channel closes early only if one panicked.
+                    let (done, result) = receiver.recv().expect("a worker thread failed");
+                    arrived[done] = Some(result);
+                }
+                console.progress.end_file();
+                arrived[index].take().expect("arrived above")
+            }
+        };
+        each(console, file, result);
+    }
 }
 
 /// The size of `name` if it is a regular file (after symbolic links).
