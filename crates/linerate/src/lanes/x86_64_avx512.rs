@@ -12,10 +12,12 @@
 //! compiled from intrinsics, LLVM copies `b` (the newest value) for the
 //! ternlog instead of `d` and puts the copy on the critical path. With two
 //! sets the steps alternate instruction by instruction, and the next block's
-//! transposes are placed between rounds (after round 1 for the first set,
-//! after round 3 for the second), as isa-l_crypto's x16x2 kernel does: in
-//! an in-process A/B run this is 4 % faster than one set's step after the
-//! other's with both transposes ahead of the block.
+//! rows are loaded a round before they are transposed (set 0: loaded after
+//! round 1, transposed after round 2; set 1: after rounds 3 and 4), the
+//! placement of isa-l_crypto's x16x2 kernel. In in-process A/B runs this is
+//! about 6 % faster than one set's step after the other's with both
+//! transposes ahead of the block, and on par with isa-l_crypto's kernel
+//! (`scripts/lanes_vs_isal.sh`, docs/performance.md).
 
 use super::{LaneState, MAX_LANES, advance};
 use crate::md5::reference::T;
@@ -195,16 +197,32 @@ pub unsafe fn compress(
     }
 }
 
-/// Loads the 64-byte block of each of lanes `16 * set .. 16 * set + 16` and
-/// transposes them into `words[j]` = message word `j` of every lane.
+/// Loads the 64-byte block of each of lanes `16 * set .. 16 * set + 16`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn load_transposed(ptrs: &[*const u8; MAX_LANES], set: usize, words: &mut [__m512i; 16]) {
+unsafe fn load_rows(ptrs: &[*const u8; MAX_LANES], set: usize) -> [__m512i; 16] {
     let mut r = [_mm512_setzero_si512(); 16];
     for (i, row) in r.iter_mut().enumerate() {
         // SAFETY: the caller keeps 64 bytes readable at every lane pointer.
         *row = unsafe { _mm512_loadu_si512(ptrs[16 * set + i] as *const __m512i) };
     }
+    r
+}
+
+/// Loads and transposes lanes `16 * set ..` into `words[j]` = message word
+/// `j` of every lane.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn load_transposed(ptrs: &[*const u8; MAX_LANES], set: usize, words: &mut [__m512i; 16]) {
+    // SAFETY: forwarded.
+    transpose(unsafe { load_rows(ptrs, set) }, words);
+}
+
+/// Transposes 16 rows (one lane's block each) into `words[j]` = message
+/// word `j` of every lane.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn transpose(r: [__m512i; 16], words: &mut [__m512i; 16]) {
     // Interleave dwords of row pairs, then qwords of pair pairs: within each
     // 128-bit chunk c, u[4q + m] holds word 4c + m of rows 4q .. 4q + 3.
     let mut t = [_mm512_setzero_si512(); 16];
@@ -294,6 +312,9 @@ unsafe fn compress_one_set(
                 }
             };
         }
+        // One set's next block is transposed in one piece after round 2:
+        // loading its rows a round early measured no better (unlike two
+        // sets).
         rounds!(round1);
         rounds!(round2);
         if more {
@@ -367,17 +388,29 @@ unsafe fn compress_two_sets(
                 }
             };
         }
+        // Rows are loaded a round before they are transposed, so a load that
+        // misses the cache has a round's time to arrive.
         rounds!(round1);
-        if more {
-            unsafe { load_transposed(ptrs, 0, &mut next[0]) };
-        }
+        let rows = if more {
+            unsafe { load_rows(ptrs, 0) }
+        } else {
+            [_mm512_setzero_si512(); 16]
+        };
         rounds!(round2);
-        rounds!(round3);
         if more {
-            unsafe { load_transposed(ptrs, 1, &mut next[1]) };
+            transpose(rows, &mut next[0]);
+        }
+        rounds!(round3);
+        let rows = if more {
+            unsafe { load_rows(ptrs, 1) }
+        } else {
+            [_mm512_setzero_si512(); 16]
+        };
+        rounds!(round4);
+        if more {
+            transpose(rows, &mut next[1]);
             advance(ptrs, strides, 32);
         }
-        rounds!(round4);
         a0 = _mm512_add_epi32(a0, saved[0]);
         b0 = _mm512_add_epi32(b0, saved[1]);
         c0 = _mm512_add_epi32(c0, saved[2]);
