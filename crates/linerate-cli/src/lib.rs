@@ -25,7 +25,7 @@ Commands:
   etag [--part-size SIZE | --match ETAG | --check] FILE...
                               S3 ETags of multipart uploads, and the part size
                               that reproduces a given ETag
-  audit [--json] MANIFEST [DIR]
+  audit [OPTION]... MANIFEST [DIR]
                               compare a tree with a manifest from 'sum -r':
                               matched, changed, missing and new files
   md5 [-sSTRING | -x | -t | FILE]...

@@ -1,11 +1,212 @@
-//! `linerate audit`: a manifest checked against a directory (placeholder,
-//! being written).
+//! `linerate audit MANIFEST [DIR]`: a directory checked against a manifest
+//! of `linerate sum -r` (or md5sum) lines, as hashdeep's audit mode checks
+//! one: every file matched, changed, missing, new, or unreadable.
+//!
+//! - [`args`]: the command line;
+//! - [`manifest`]: the manifest's lines, parsed by `sum --check`'s parser;
+//! - [`paths`]: the lexical normalisation that lets names meet;
+//! - [`compare`]: the walk, the hashing and the verdict for every file;
+//! - [`report`] and [`json`]: the text and JSON reports.
+//!
+//! Diagnostics (defective manifest lines, an unreadable manifest) go to
+//! stderr through `linerate sum`'s console; the report goes to stdout.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
+pub mod args;
+pub mod compare;
+pub mod json;
+pub mod manifest;
+pub mod paths;
+pub mod report;
+
+use args::{Command, Options, UsageError};
+use compare::{Counts, Target};
+use manifest::{DefectKind, Manifest};
+
+use crate::sum::console::{Console, error_text};
+use crate::sum::progress::Progress;
+
+/// The audit found a difference (or a defective manifest line).
+const FAILED: u8 = 1;
+/// The audit could not be made: usage, MANIFEST, DIR or a write error.
+const TROUBLE: u8 = 2;
+
+const HELP: &str = "\
+Usage: linerate audit [OPTION]... MANIFEST [DIR]
+Check the files under DIR (default: the current directory) against MANIFEST,
+a list of checksums as 'linerate sum -r' or md5sum write it, and report each
+file as matched, changed, missing, new (found, not listed) or an error.
+
+MANIFEST's paths are relative to DIR (absolute ones are used as they are);
+they are compared after dropping './' and repeated '/'. Make the manifest
+from inside the tree, and audit it there or elsewhere:
+  cd tree && linerate sum -r . > ../tree.md5
+  linerate audit ../tree.md5               (in tree)
+  linerate audit tree.md5 /backup/tree     (a copy)
+MANIFEST - is standard input. Lines are read as 'linerate sum -c' reads
+them: 'HEX  NAME', 'HEX *NAME', escaped names, and BSD lines 'MD5 (NAME) = HEX'
+or 'MD5P16 (NAME) = HEX', checked with the function their tag names.
+
+  -a, --algorithm=ALGO  the function of untagged lines: md5 (the default),
+                          or md5pK for MD5-P/K (md5p16, ...)
+  -j, --threads=N       hash on N threads, several files at a time in each
+                          (default: one thread per core); the report is the
+                          same for every N
+      --follow          follow symbolic links met in DIR (loops are errors);
+                          without it they are skipped, as 'find DIR -type f'
+                          skips them
+      --exclude=GLOB    don't look for new files matching GLOB: a name
+                          ('*.tmp', '.git') or, with a '/', a path under DIR
+                          ('build/**'); may be repeated; files MANIFEST lists
+                          are checked anyway
+      --json            print one JSON object instead of text (see below)
+  -q, --quiet           print only the summary line (not with --json)
+  -v, --verbose         print matched files too (not with --json)
+      --strict          new files fail the audit too
+      --help            display this help and exit
+
+The report has a line per file that is not matched, in path order:
+  changed: PATH         its checksum differs from MANIFEST's
+  missing: PATH         listed, and not there
+  new: PATH             there, and not listed (MANIFEST itself never is)
+  error: PATH: REASON   listed but unreadable, or unreadable in the walk
+then a summary:
+  linerate audit: 998 matched, 1 changed, 1 missing, 3 new, 0 errors
+A PATH holding a backslash, newline or carriage return is written with
+\\\\, \\n and \\r and its line starts with a backslash, as 'linerate sum'
+escapes names. A malformed MANIFEST line, and a line naming a path again,
+is reported on standard error with its line number and skipped.
+
+--json prints {\"matched\": N, \"changed\": [PATH...], \"missing\": [...],
+\"new\": [...], \"errors\": [{\"path\", \"error\"}...], \"malformed_lines\":
+[{\"line\", \"error\"}...], \"non_utf8_paths\": [{\"path\", \"escaped\"}...],
+\"counts\": {...}, \"ok\": BOOL}. A path that is not UTF-8 is written with
+U+FFFD for its invalid bytes, and listed in non_utf8_paths with its exact
+form: invalid bytes as \\xHH, backslashes doubled.
+
+Exit status:
+  0  nothing changed, missing or unreadable, and MANIFEST is sound
+     (new files alone do not fail the audit, unless --strict)
+  1  something changed, is missing or could not be read, or MANIFEST has
+     malformed or repeated lines
+  2  a usage error, an unreadable MANIFEST, a DIR that is not a directory,
+     or a failed write of the report
+
+MD5 is not collision resistant: an audit catches accidents, not someone
+who chooses the files.
+";
+
 /// Runs `linerate audit` with `args` (the words after `linerate audit`).
-pub fn main(_args: &[OsString]) -> ExitCode {
-    eprintln!("{}: audit: not implemented yet", crate::PROGRAM);
-    ExitCode::from(2)
+pub fn main(args: &[OsString]) -> ExitCode {
+    let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
+    match args::parse(args, posixly_correct) {
+        Ok(Command::Help) => {
+            crate::output::print_or_quiet(HELP.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Run(options)) => ExitCode::from(run(&options)),
+        Err(error) => {
+            usage_error(&error);
+            ExitCode::from(TROUBLE)
+        }
+    }
+}
+
+/// `linerate: MESSAGE` and the hint to `--help`, on stderr.
+fn usage_error(error: &UsageError) {
+    let mut message = format!("{}: ", crate::PROGRAM).into_bytes();
+    message.extend_from_slice(&error.0);
+    message.extend_from_slice(b"\nTry 'linerate audit --help' for more information.\n");
+    // If stderr itself fails there is nowhere left to report it.
+    io::stderr().lock().write_all(&message).ok();
+}
+
+/// The audit; returns the exit status.
+fn run(options: &Options) -> u8 {
+    let mut console = Console::new(Progress::hidden());
+    let from_stdin = options.manifest.as_bytes() == b"-";
+    let label: &[u8] = if from_stdin {
+        b"standard input"
+    } else {
+        options.manifest.as_bytes()
+    };
+    let Some(manifest) = read_manifest(&mut console, &options.manifest, label, options) else {
+        return TROUBLE;
+    };
+    if let Err(message) = check_dir(&options.dir) {
+        console.error_about(options.dir.as_bytes(), &message);
+        return TROUBLE;
+    }
+    for defect in &manifest.defects {
+        let mut message = console.quote(label);
+        message
+            .extend_from_slice(format!(": {}: {}", defect.line, defect.kind.reason()).as_bytes());
+        if let DefectKind::Duplicate { name, .. } = &defect.kind {
+            message.extend_from_slice(b": ");
+            message.extend_from_slice(&console.quote(name));
+        }
+        console.error(&message);
+    }
+    let target = Target {
+        dir: &options.dir,
+        walk: &options.walk,
+        threads: options.threads,
+        manifest: (!from_stdin).then_some(options.manifest.as_os_str()),
+    };
+    let records = compare::audit(&mut console, &manifest.entries, &target);
+    let counts = Counts::of(&records, &manifest.defects);
+    let ok = counts.ok(options.strict);
+    if options.json {
+        let text = json::render(&records, &manifest.defects, &counts, ok);
+        console.print(text.as_bytes());
+    } else {
+        report::print(&mut console, &records, &counts, options.detail);
+    }
+    match (console.finish(true), ok) {
+        (false, _) => TROUBLE,
+        (true, true) => 0,
+        (true, false) => FAILED,
+    }
+}
+
+/// Reads MANIFEST (`-`: standard input); `None` after reporting why it
+/// could not be read.
+fn read_manifest(
+    console: &mut Console,
+    path: &OsStr,
+    label: &[u8],
+    options: &Options,
+) -> Option<Manifest> {
+    let reader: Box<dyn BufRead> = if path.as_bytes() == b"-" {
+        Box::new(io::stdin().lock())
+    } else {
+        match File::open(path) {
+            Ok(file) => Box::new(BufReader::with_capacity(64 * 1024, file)),
+            Err(e) => {
+                console.error_about(label, &error_text(&e));
+                return None;
+            }
+        }
+    };
+    match manifest::read(reader, options.algorithm) {
+        Ok(manifest) => Some(manifest),
+        Err(e) => {
+            console.error_about(label, &error_text(&e));
+            None
+        }
+    }
+}
+
+/// DIR must be a directory (after symbolic links).
+fn check_dir(dir: &OsStr) -> Result<(), Vec<u8>> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(b"Not a directory".to_vec()),
+        Err(e) => Err(error_text(&e)),
+    }
 }

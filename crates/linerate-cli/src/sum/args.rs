@@ -5,6 +5,8 @@ use std::os::unix::ffi::OsStrExt;
 
 use super::format::LineStyle;
 use super::getopt::{Getopt, LongOption};
+use super::quote::{self, Charset};
+use super::tree::{Exclude, WalkOptions};
 use crate::algorithm::Algorithm;
 
 /// The most threads `-j` accepts.
@@ -36,17 +38,29 @@ pub struct Options {
     pub algorithm: Algorithm,
     /// `-j`: threads hashing files; `None` for one per available core.
     pub threads: Option<usize>,
-    /// The operands; never empty (`-` stands for standard input).
+    /// `-r`: directories among the operands are walked for their files.
+    pub recursive: bool,
+    /// `--follow` and `--exclude`, for `-r`'s walk.
+    pub walk: WalkOptions,
+    /// `--files-from FILE`: the operands are read from FILE (`-`: stdin).
+    pub files_from: Option<OsString>,
+    /// `-0`: `--files-from`'s names end with NUL, not newline.
+    pub null: bool,
+    /// The operands on the command line: empty with `--files-from`, else
+    /// never empty (`-` stands for standard input).
     pub files: Vec<OsString>,
 }
 
 impl Options {
     /// The number of threads to hash files on: `-j`'s, else one per core.
     pub fn thread_count(&self) -> usize {
-        self.threads.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        })
+        self.threads.unwrap_or_else(default_threads)
     }
+}
+
+/// Threads when `-j` is not given: one per available core.
+pub(crate) fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 /// What the command line asks for.
@@ -61,8 +75,8 @@ pub enum Command {
 #[derive(Debug, PartialEq, Eq)]
 pub struct UsageError(pub Vec<u8>);
 
-/// md5sum's options (and linerate's `-a`, `-j`); `linerate mac` shares
-/// md5sum's through [`SHORT`], [`LONG`] and [`Given`].
+/// md5sum's options (and linerate's `-a`, `-j`, `-r`, ...); `linerate mac`
+/// shares md5sum's through [`SHORT`], [`LONG`] and [`Given`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Flag {
     Binary,
@@ -81,10 +95,39 @@ pub(crate) enum Flag {
     Algorithm,
     /// `-j N` (takes an argument).
     Threads,
+    /// `-r`.
+    Recursive,
+    /// `--follow`.
+    Follow,
+    /// `--exclude GLOB` (takes an argument; repeatable).
+    Exclude,
+    /// `--files-from FILE` (takes an argument).
+    FilesFrom,
+    /// `-0`.
+    Null,
 }
 
 /// linerate's own options, which take an argument.
 const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[(b'a', Flag::Algorithm), (b'j', Flag::Threads)];
+
+/// linerate's own short options without an argument.
+const SHORT_OWN: &[(u8, Flag)] = &[(b'r', Flag::Recursive), (b'0', Flag::Null)];
+
+/// Their long forms, and `--follow`: matched only in full.
+const LONG_OWN: &[LongOption<Flag>] = &[
+    LongOption {
+        name: "recursive",
+        value: Flag::Recursive,
+    },
+    LongOption {
+        name: "follow",
+        value: Flag::Follow,
+    },
+    LongOption {
+        name: "null",
+        value: Flag::Null,
+    },
+];
 
 /// Their long forms, matched only in full (see [`super::getopt`]).
 const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
@@ -95,6 +138,14 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     LongOption {
         name: "threads",
         value: Flag::Threads,
+    },
+    LongOption {
+        name: "exclude",
+        value: Flag::Exclude,
+    },
+    LongOption {
+        name: "files-from",
+        value: Flag::FilesFrom,
     },
 ];
 
@@ -170,6 +221,17 @@ pub(crate) struct Given {
     pub(crate) check_options: CheckOptions,
     algorithm: Algorithm,
     threads: Option<usize>,
+    tree: TreeGiven,
+}
+
+/// linerate's options for trees and file lists, as given.
+#[derive(Default)]
+struct TreeGiven {
+    recursive: bool,
+    follow: bool,
+    exclude: Vec<OsString>,
+    files_from: Option<OsString>,
+    null: bool,
 }
 
 impl Given {
@@ -190,16 +252,30 @@ impl Given {
             Flag::Status => (o.status, o.warn, o.quiet) = (true, false, false),
             Flag::Warn => (o.status, o.warn, o.quiet) = (false, true, false),
             Flag::Quiet => (o.status, o.warn, o.quiet) = (false, false, true),
-            Flag::Help | Flag::Version | Flag::Algorithm | Flag::Threads => {}
+            Flag::Recursive => self.tree.recursive = true,
+            Flag::Follow => self.tree.follow = true,
+            Flag::Null => self.tree.null = true,
+            Flag::Help
+            | Flag::Version
+            | Flag::Algorithm
+            | Flag::Threads
+            | Flag::Exclude
+            | Flag::FilesFrom => {}
         }
     }
 
     /// An option's argument; a bad one is a usage error at once, as a
     /// getopt loop reports it.
-    fn apply_argument(&mut self, flag: Flag, argument: &[u8]) -> Result<(), String> {
+    fn apply_argument(&mut self, flag: Flag, argument: OsString) -> Result<(), String> {
         match flag {
-            Flag::Algorithm => self.algorithm = Algorithm::from_name(argument)?,
-            Flag::Threads => self.threads = Some(parse_threads(argument)?),
+            Flag::Algorithm => self.algorithm = Algorithm::from_name(argument.as_bytes())?,
+            Flag::Threads => self.threads = Some(parse_threads(argument.as_bytes())?),
+            Flag::Exclude => {
+                // Compiled here only to report a bad pattern when met.
+                Exclude::new(std::slice::from_ref(&argument))?;
+                self.tree.exclude.push(argument);
+            }
+            Flag::FilesFrom => self.tree.files_from = Some(argument),
             _ => {}
         }
         Ok(())
@@ -246,10 +322,31 @@ impl Given {
                 "the --strict option is meaningful only when verifying checksums",
             ),
         ];
-        match checks.iter().find(|(failed, _)| *failed) {
-            Some((_, message)) => Err(message),
-            None => Ok(()),
-        }
+        first_failed(&checks)
+    }
+
+    /// The checks of linerate's tree options, after md5sum's.
+    fn validate_tree(&self) -> Result<(), &'static str> {
+        let t = &self.tree;
+        let checks = [
+            (
+                t.recursive && self.check,
+                "the --recursive option is meaningless when verifying checksums",
+            ),
+            (
+                t.follow && !t.recursive,
+                "the --follow option is meaningful only with --recursive",
+            ),
+            (
+                !t.exclude.is_empty() && !t.recursive,
+                "the --exclude option is meaningful only with --recursive",
+            ),
+            (
+                t.null && t.files_from.is_none(),
+                "the --null option is meaningful only with --files-from",
+            ),
+        ];
+        first_failed(&checks)
     }
 
     /// How computed lines are laid out.
@@ -262,42 +359,75 @@ impl Given {
     }
 }
 
+/// The message of the first check that failed.
+fn first_failed(checks: &[(bool, &'static str)]) -> Result<(), &'static str> {
+    match checks.iter().find(|(failed, _)| *failed) {
+        Some((_, message)) => Err(message),
+        None => Ok(()),
+    }
+}
+
 /// Parses `linerate sum`'s arguments. `--help` and `--version` act as soon
 /// as they are met, as in md5sum, so an error after them goes unnoticed.
 pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageError> {
     let mut given = Given::default();
-    let mut getopt = Getopt::new(args, SHORT, LONG, posixly_correct)
-        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT);
+    let short: Vec<(u8, Flag)> = SHORT.iter().chain(SHORT_OWN).copied().collect();
+    let mut getopt = Getopt::new(args, &short, LONG, posixly_correct)
+        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT)
+        .with_exact_flags(LONG_OWN);
     for found in getopt.by_ref() {
         let found = found.map_err(|e| UsageError(e.message()))?;
         match (found.value, found.argument) {
             (Flag::Help, _) => return Ok(Command::Help),
             (Flag::Version, _) => return Ok(Command::Version),
             (flag, Some(argument)) => given
-                .apply_argument(flag, argument.as_bytes())
+                .apply_argument(flag, argument)
                 .map_err(|m| UsageError(m.into_bytes()))?,
             (flag, None) => given.apply(flag),
         }
     }
-    given
-        .validate()
-        .map_err(|m| UsageError(m.as_bytes().to_vec()))?;
+    let message = |m: &str| UsageError(m.as_bytes().to_vec());
+    given.validate().map_err(message)?;
+    given.validate_tree().map_err(message)?;
     let mut files = getopt.into_operands();
-    if files.is_empty() {
+    if let (Some(_), Some(extra)) = (&given.tree.files_from, files.first()) {
+        let mut m = b"extra operand ".to_vec();
+        let quoted = quote::quote(extra.as_bytes(), Charset::from_env());
+        if quoted == extra.as_bytes() {
+            // A name md5sum would print bare is quoted here, as du does.
+            m.push(b'\'');
+            m.extend_from_slice(&quoted);
+            m.push(b'\'');
+        } else {
+            m.extend_from_slice(&quoted);
+        }
+        m.extend_from_slice(b": file operands cannot be combined with --files-from");
+        return Err(UsageError(m));
+    }
+    if files.is_empty() && given.tree.files_from.is_none() {
         files.push(OsString::from("-"));
     }
+    let tree = std::mem::take(&mut given.tree);
+    let exclude = Exclude::new(&tree.exclude).map_err(|m| UsageError(m.into_bytes()))?;
     Ok(Command::Run(Options {
         check: given.check,
         style: given.style(),
         check_options: given.check_options,
         algorithm: given.algorithm,
         threads: given.threads,
+        recursive: tree.recursive,
+        walk: WalkOptions {
+            follow: tree.follow,
+            exclude,
+        },
+        files_from: tree.files_from,
+        null: tree.null,
         files,
     }))
 }
 
-/// `-j`'s argument: 1 to [`MAX_THREADS`].
-fn parse_threads(argument: &[u8]) -> Result<usize, String> {
+/// `-j`'s argument: 1 to [`MAX_THREADS`] (`audit` and `etag` share it).
+pub(crate) fn parse_threads(argument: &[u8]) -> Result<usize, String> {
     std::str::from_utf8(argument)
         .ok()
         .filter(|text| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
@@ -422,6 +552,61 @@ mod tests {
         assert_eq!(
             parse_strs(&["--tag", "-t", "--version"]),
             Ok(Command::Version)
+        );
+    }
+
+    #[test]
+    fn tree_options() {
+        let run = |args: &[&str]| match parse_strs(args) {
+            Ok(Command::Run(options)) => options,
+            other => panic!("no run: {other:?}"),
+        };
+        let options = run(&[
+            "-r",
+            "--follow",
+            "--exclude",
+            "*.tmp",
+            "--exclude=b/**",
+            "d",
+        ]);
+        assert!(options.recursive && options.walk.follow);
+        let patterns: Vec<OsString> = ["*.tmp", "b/**"].iter().map(OsString::from).collect();
+        assert_eq!(options.walk.exclude, Exclude::new(&patterns).unwrap());
+        assert_eq!(options.files, vec![OsString::from("d")]);
+        let options = run(&["--files-from", "list", "-0r"]);
+        assert_eq!(options.files_from, Some(OsString::from("list")));
+        assert!(options.null && options.recursive && options.files.is_empty());
+        let options = run(&["--null", "--files-from=-", "-c"]);
+        assert!(options.check && options.null);
+        let rejected: [(&[&str], &str); 6] = [
+            (
+                &["-r", "-c"],
+                "the --recursive option is meaningless when verifying checksums",
+            ),
+            // md5sum's own checks come first.
+            (
+                &["-r", "-c", "--tag"],
+                "the --tag option is meaningless when verifying checksums",
+            ),
+            (
+                &["--follow"],
+                "the --follow option is meaningful only with --recursive",
+            ),
+            (
+                &["-0", "f"],
+                "the --null option is meaningful only with --files-from",
+            ),
+            (
+                &["--files-from", "l", "f"],
+                "extra operand 'f': file operands cannot be combined with --files-from",
+            ),
+            (&["--recursiv"], "unrecognized option '--recursiv'"),
+        ];
+        for (args, message) in rejected {
+            assert_eq!(error(args), message, "{args:?}");
+        }
+        assert!(
+            error(&["-r", "--exclude", "[", "--help"]).starts_with("invalid --exclude pattern '['")
         );
     }
 }

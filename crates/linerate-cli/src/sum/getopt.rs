@@ -4,11 +4,11 @@
 //! mixed with options (GNU permutation; with `POSIXLY_CORRECT` set the first
 //! operand ends the options instead). Error messages are glibc's.
 //!
-//! linerate's own options take a required argument, the glibc way (`-a X`,
-//! `-aX`, `-ba X`, `--algorithm X`, `--algorithm=X`). Their long names match
-//! only when spelled out in full: they take part in no abbreviation, so
-//! md5sum's abbreviations (`--t`, `--st`) and their error messages stay
-//! exactly md5sum's.
+//! linerate's own options either take a required argument, the glibc way
+//! (`-a X`, `-aX`, `-ba X`, `--algorithm X`, `--algorithm=X`), or none
+//! (`--recursive`). Their long names match only when spelled out in full:
+//! they take part in no abbreviation, so md5sum's abbreviations (`--t`,
+//! `--st`) and their error messages stay exactly md5sum's.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -99,6 +99,8 @@ pub struct Getopt<'a, T> {
     /// Options that take a required argument; the long ones match exactly.
     short_with_argument: &'a [(u8, T)],
     long_with_argument: &'a [LongOption<T>],
+    /// Long options without an argument that match exactly too.
+    long_exact: &'a [LongOption<T>],
     /// Set by `--`, or by the first operand under `POSIXLY_CORRECT`.
     options_ended: bool,
     posixly_correct: bool,
@@ -120,6 +122,7 @@ impl<'a, T: Copy> Getopt<'a, T> {
             long,
             short_with_argument: &[],
             long_with_argument: &[],
+            long_exact: &[],
             options_ended: false,
             posixly_correct,
             operands: Vec::new(),
@@ -131,6 +134,13 @@ impl<'a, T: Copy> Getopt<'a, T> {
     pub fn with_arguments(mut self, short: &'a [(u8, T)], long: &'a [LongOption<T>]) -> Self {
         self.short_with_argument = short;
         self.long_with_argument = long;
+        self
+    }
+
+    /// Adds long options without an argument that match only when spelled
+    /// out in full.
+    pub fn with_exact_flags(mut self, long: &'a [LongOption<T>]) -> Self {
+        self.long_exact = long;
         self
     }
 
@@ -202,7 +212,8 @@ impl<'a, T: Copy> Getopt<'a, T> {
                 argument: Some(argument),
             });
         }
-        let found = match self.long.iter().find(|o| o.name.as_bytes() == name) {
+        let exact = |o: &&LongOption<T>| o.name.as_bytes() == name;
+        let found = match self.long.iter().chain(self.long_exact).find(exact) {
             Some(exact) => exact,
             None => {
                 // glibc lets several prefix matches through if they mean the
@@ -424,6 +435,38 @@ mod tests {
                 .last()
                 .map(|e| e.as_ref().map_err(GetoptError::message)),
             Some(Err(b"option requires an argument -- 'a'".to_vec()))
+        );
+    }
+
+    const EXACT: &[LongOption<O>] = &[LongOption {
+        name: "recursive",
+        value: O::B,
+    }];
+
+    #[test]
+    fn exact_flags_match_only_in_full_and_take_no_argument() {
+        let args: Vec<OsString> = ["--recursive", "--rec", "--recursive=x", "--st", "--r"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let getopt = Getopt::new(&args, SHORT, LONG, false).with_exact_flags(EXACT);
+        let messages: Vec<Result<O, String>> = getopt
+            .map(|found| {
+                found
+                    .map(|f| f.value)
+                    .map_err(|e| String::from_utf8_lossy(&e.message()).into_owned())
+            })
+            .collect();
+        assert_eq!(
+            messages,
+            vec![
+                Ok(O::B),
+                Err("unrecognized option '--rec'".to_owned()),
+                Err("option '--recursive' doesn't allow an argument".to_owned()),
+                // md5sum's own ambiguity is untouched.
+                Err("option '--st' is ambiguous; possibilities: '--status' '--strict'".to_owned()),
+                Err("unrecognized option '--r'".to_owned()),
+            ]
         );
     }
 }

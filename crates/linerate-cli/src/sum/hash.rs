@@ -1,6 +1,8 @@
 //! Hashing a named file (or `-`, standard input) in fixed-size chunks, so
 //! memory use does not depend on the file's size and pipes, FIFOs and
-//! devices work like regular files.
+//! devices work like regular files. Files are read with `read(2)`, never
+//! mapped, so one that shrinks or grows meanwhile is hashed as far as the
+//! reads go, never a crash (a mapping of a truncated file faults).
 
 use std::ffi::OsStr;
 use std::fs::File;

@@ -4,11 +4,16 @@
 //! The operands are sorted into two kinds first (one `stat` each):
 //!
 //! - regular files go to the pool. `-j N` worker threads (default: one per
-//!   core) take them in argument order. For MD5 a worker keeps several files
-//!   open, each in its own lane of an [`Md5Manager`]: every round it reads
-//!   the next chunk (256 KiB to 1 MiB) of each file and absorbs them all in
-//!   one engine pass ([`Md5Manager::submit`]); a file that ends is finished
-//!   and its lane refilled with the next file. For MD5-P/K, and for a large
+//!   core) take them in windows of [`WINDOW`] operands, largest first within
+//!   each, so that the files sharing an engine are of similar sizes. For MD5
+//!   a worker keeps several files open, each in its own lane of an
+//!   [`Md5Manager`]: every round it reads the next chunk (256 KiB to 1 MiB)
+//!   of each file and absorbs them all in one engine pass
+//!   ([`Md5Manager::submit`]); a file that ends is finished and its lane
+//!   refilled with the next file. A round is cut short (to no less than
+//!   64 KiB) where the lane nearest its end will finish its file, so lanes
+//!   seldom idle while others finish a round: a tree of mixed sizes keeps
+//!   about 97% of the engine's lanes busy. For MD5-P/K, and for a large
 //!   file that would be left alone in the lanes, a worker hashes one file at
 //!   a time with a single-stream hasher (MD5-P/K is itself K streams in
 //!   lanes). When there are fewer files than threads, such a file is read
@@ -25,6 +30,11 @@
 //! error each. So stdout, stderr and the exit status do not depend on `-j`.
 //! Memory is bounded by the chunks in flight (at most 8 MiB per worker) and
 //! one result per operand.
+//!
+//! Files are read with `read(2)` into these buffers, never mapped: a file
+//! that shrinks or grows while it is read is hashed as far as the reads go
+//! (the size from `stat` only plans the reads), where a mapping of a
+//! truncated file would kill the process with `SIGBUS`.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
@@ -37,6 +47,7 @@ use linerate::{Md5Manager, StreamId};
 
 use super::args::Options;
 use super::console::{Console, error_text};
+use super::files_from::{Listing, Misfortune};
 use super::format;
 use super::hash::{FileHasher, HashError};
 use super::progress::Ticker;
@@ -51,6 +62,13 @@ const MIN_LANE_CHUNK: usize = 256 << 10;
 /// ...and at most this much.
 const MAX_LANE_CHUNK: usize = 1 << 20;
 
+/// A round's reads are cut short to end with the lane nearest its file's
+/// end, but not below this.
+const MIN_ROUND_READ: usize = 64 << 10;
+
+/// Room past a lane's chunk where the end of a file is found.
+const SPARE_ROOM: usize = 4 << 10;
+
 /// Files this small always go to a lane: even alone there, they cost little.
 const SMALL_FILE: u64 = 4 << 20;
 
@@ -61,6 +79,12 @@ const SMALL_FILE: u64 = 4 << 20;
 /// engine with one busy lane does 1/32 of its work); with the lanes shared
 /// this widely a file spends most of its time in company.
 const LANES_FACTOR: u64 = 4;
+
+/// Jobs are taken in windows of this many, largest first within each, so
+/// that the files sharing a worker's lanes are of similar sizes and end at
+/// about the same round: a lane whose file ends early idles until the round
+/// ends. Results are still printed in argument order, at most a window late.
+const WINDOW: usize = 4096;
 
 /// Buffers of a file read on one thread and hashed on another.
 const PIPELINE_CHUNK: usize = 1 << 20;
@@ -86,34 +110,48 @@ struct Job<'a> {
     len: u64,
 }
 
-/// Prints the checksum line of every file of `options`; true if all could
-/// be read.
-pub fn compute(console: &mut Console, options: &Options) -> bool {
-    let mut ok = true;
+/// Prints the checksum line of every file of `listing`, and its errors each
+/// in its place; true if all could be read.
+pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> bool {
+    let mut ok = listing.errors.is_empty();
     let mut line = Vec::new();
+    let mut errors = listing.errors.iter().peekable();
+    let mut index = 0;
+    let report = |console: &mut Console, e: &Misfortune| {
+        console.error_about(e.path.as_bytes(), &error_text(&e.error));
+    };
     hash_in_order(
         console,
-        &options.files,
+        &listing.files,
         options.algorithm,
         options.thread_count(),
-        |console, file, result| match result {
-            Ok(digest) => {
-                line.clear();
-                format::push_sum_line_for(
-                    &mut line,
-                    options.algorithm,
-                    &digest,
-                    file.as_bytes(),
-                    options.style,
-                );
-                console.print(&line);
+        |console, file, result| {
+            while let Some(e) = errors.next_if(|e| e.index <= index) {
+                report(console, e);
             }
-            Err(e) => {
-                console.error_about(file.as_bytes(), &error_text(e.io_error()));
-                ok = false;
+            index += 1;
+            match result {
+                Ok(digest) => {
+                    line.clear();
+                    format::push_sum_line_for(
+                        &mut line,
+                        options.algorithm,
+                        &digest,
+                        file.as_bytes(),
+                        options.style,
+                    );
+                    console.print(&line);
+                }
+                Err(e) => {
+                    console.error_about(file.as_bytes(), &error_text(e.io_error()));
+                    ok = false;
+                }
             }
         },
     );
+    for e in errors {
+        report(console, e);
+    }
     ok
 }
 
@@ -195,6 +233,9 @@ fn deliver_in_order<F>(
                 arrived[index].take().expect("arrived above")
             }
         };
+        if let Route::Here = route {
+            console.progress.file_done();
+        }
         each(console, file, result);
     }
 }
@@ -213,7 +254,9 @@ fn regular_file_len(name: &OsStr) -> Option<u64> {
 /// The pool's jobs and how the workers share them.
 struct Plan<'a> {
     jobs: Vec<Job<'a>>,
-    /// `suffix[i]`: the bytes of `jobs[i..]`.
+    /// The order the jobs are taken in (see [`WINDOW`]).
+    order: Vec<usize>,
+    /// `suffix[i]`: the bytes of the jobs `order[i..]`.
     suffix: Vec<u64>,
     algorithm: Algorithm,
     threads: u64,
@@ -243,9 +286,13 @@ enum Claim {
 
 impl<'a> Plan<'a> {
     fn new(jobs: Vec<Job<'a>>, algorithm: Algorithm, threads: usize, ticker: Ticker) -> Plan<'a> {
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        for window in order.chunks_mut(WINDOW) {
+            window.sort_by_key(|&i| std::cmp::Reverse(jobs[i].len));
+        }
         let mut suffix = vec![0u64; jobs.len() + 1];
         for i in (0..jobs.len()).rev() {
-            suffix[i] = suffix[i + 1].saturating_add(jobs[i].len);
+            suffix[i] = suffix[i + 1].saturating_add(jobs[order[i]].len);
         }
         let per_worker = match algorithm {
             // Share the files out fairly, up to the engine's width.
@@ -255,6 +302,7 @@ impl<'a> Plan<'a> {
         let chunk = (ROUND_BYTES / per_worker).clamp(MIN_LANE_CHUNK, MAX_LANE_CHUNK) & !0xffff;
         Plan {
             jobs,
+            order,
             suffix,
             algorithm,
             threads: threads.max(1) as u64,
@@ -270,11 +318,12 @@ impl<'a> Plan<'a> {
     /// have about `open_bytes` left to read.
     fn claim(&self, open: usize, open_bytes: u64) -> Claim {
         let mut next = self.next.lock().unwrap_or_else(PoisonError::into_inner);
-        let index = *next;
-        let Some(job) = self.jobs.get(index) else {
+        let taken = *next;
+        let Some(&index) = self.order.get(taken) else {
             return Claim::Done;
         };
-        let company = self.suffix[index + 1] / self.threads + open_bytes;
+        let job = &self.jobs[index];
+        let company = self.suffix[taken + 1] / self.threads + open_bytes;
         let lane = self.per_worker > 1
             && (job.len <= SMALL_FILE || company >= job.len.saturating_mul(LANES_FACTOR));
         if !lane && open > 0 {
@@ -309,13 +358,24 @@ struct Stream {
 }
 
 impl Stream {
-    /// Reads the next chunk: until the buffer is full, the file ends or a
-    /// read fails. Reading on after a short read finds the end in the same
-    /// round, so a small file takes one round.
-    fn fill(&mut self, ticker: &Ticker) {
+    /// Reads the next piece: `target` bytes, or to the end of the file, or
+    /// up to a failed read. Where the file is expected to end (its size
+    /// when `stat`ed) it reads on into the buffer's spare room, which finds
+    /// the end (a read of 0) in this round instead of costing the lane a
+    /// round of its own, and takes in what a growing file added.
+    fn fill(&mut self, target: usize, ticker: &Ticker) {
         self.filled = 0;
-        while self.filled < self.buf.len() {
-            match self.file.read(&mut self.buf[self.filled..]) {
+        loop {
+            let at_expected_end = self.filled as u64 >= self.left;
+            let goal = if at_expected_end {
+                self.buf.len()
+            } else {
+                target.min(self.buf.len())
+            };
+            if self.filled >= goal {
+                break;
+            }
+            match self.file.read(&mut self.buf[self.filled..goal]) {
                 Ok(0) => {
                     self.end = Some(Ok(()));
                     break;
@@ -337,7 +397,10 @@ impl Stream {
 fn work(plan: &Plan, results: &Sender<Outcome>) {
     // The main thread waits for every outcome; it only goes away by ending
     // the process, so a failed send needs no handling.
-    let send = |job: usize, result| drop(results.send((job, result)));
+    let send = |job: usize, result| {
+        plan.ticker.file_done();
+        drop(results.send((job, result)));
+    };
     let mut alone = FileHasher::default();
     let mut manager: Option<Md5Manager> = None;
     let mut streams: Vec<Stream> = Vec::new();
@@ -355,7 +418,9 @@ fn work(plan: &Plan, results: &Sender<Outcome>) {
                             .get_or_insert_with(Md5Manager::new)
                             .open()
                             .expect("a worker opens no more files than it has lanes");
-                        let buf = spare.pop().unwrap_or_else(|| vec![0; plan.chunk]);
+                        let buf = spare
+                            .pop()
+                            .unwrap_or_else(|| vec![0; plan.chunk + SPARE_ROOM]);
                         streams.push(Stream {
                             job,
                             file,
@@ -373,8 +438,20 @@ fn work(plan: &Plan, results: &Sender<Outcome>) {
         let Some(manager) = manager.as_mut().filter(|_| !streams.is_empty()) else {
             return;
         };
+        // Every lane reads as much as the one nearest its end has left, so
+        // that lanes end their files together rather than idle behind the
+        // others for the rest of a round.
+        let target = streams
+            .iter()
+            .map(|s| s.left)
+            .filter(|&left| left > 0)
+            .min()
+            .map_or(plan.chunk, |left| {
+                usize::try_from(left)
+                    .map_or(plan.chunk, |left| left.clamp(MIN_ROUND_READ, plan.chunk))
+            });
         for stream in &mut streams {
-            stream.fill(&plan.ticker);
+            stream.fill(target, &plan.ticker);
         }
         let batch: Vec<(&StreamId, &[u8])> = streams
             .iter()
@@ -494,14 +571,104 @@ mod tests {
         // A worker with open lanes leaves it for one that has none.
         assert_eq!(p.claim(1, 0), Claim::Later);
         assert_eq!(p.claim(0, 0), Claim::Alone(0));
-        assert_eq!(p.claim(0, 0), Claim::Lane(1));
-        assert_eq!(p.claim(1, 100), Claim::Lane(2));
+        // Then the rest, largest first.
+        assert_eq!(p.claim(0, 0), Claim::Lane(3));
+        assert_eq!(p.claim(1, 300), Claim::Lane(2));
+        assert_eq!(p.claim(2, 500), Claim::Lane(1));
+        assert_eq!(p.claim(3, 600), Claim::Done);
+    }
+
+    #[test]
+    fn jobs_are_taken_largest_first_within_windows() {
+        let mut lens = vec![1u64; WINDOW];
+        lens[5] = 7;
+        lens[9] = 9;
+        lens.extend([3, 8]);
+        let p = plan(&lens, Algorithm::Md5, 1);
+        let taken: Vec<usize> = std::iter::from_fn(|| match p.claim(0, 0) {
+            Claim::Lane(i) | Claim::Alone(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+        let mut expected = vec![9, 5];
+        // Equal sizes keep their order.
+        expected.extend((0..WINDOW).filter(|&i| i != 5 && i != 9));
+        expected.extend([WINDOW + 1, WINDOW]);
+        assert_eq!(taken, expected);
+    }
+
+    /// A stream on `data` whose size hint is `hint`, read to its end in
+    /// rounds of `target` bytes: everything read, in order.
+    fn read_with_hint(path: &std::path::Path, hint: u64, target: usize) -> Vec<u8> {
+        let mut manager = Md5Manager::new();
+        let mut stream = Stream {
+            job: 0,
+            file: File::open(path).unwrap(),
+            id: manager.open().unwrap(),
+            buf: vec![0; MIN_LANE_CHUNK + SPARE_ROOM],
+            filled: 0,
+            left: hint,
+            end: None,
+        };
+        let mut read = Vec::new();
+        let mut rounds = 0;
+        while stream.end.is_none() {
+            stream.fill(target, &Ticker::default());
+            read.extend_from_slice(&stream.buf[..stream.filled]);
+            rounds += 1;
+            assert!(rounds < 100, "no end found");
+        }
+        assert!(matches!(stream.end, Some(Ok(()))));
+        read
+    }
+
+    #[test]
+    fn reads_follow_the_file_not_its_size_hint() {
+        let dir = std::env::temp_dir().join(format!("linerate-hint-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("data");
+        let data: Vec<u8> = (0..300_000).map(|i| (i * 13 % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        // Right, too small (the file grew), too large (it shrank), none.
+        for hint in [300_000, 100_000, 1 << 20, 0] {
+            for target in [MIN_ROUND_READ, MIN_LANE_CHUNK, 300_000] {
+                assert!(
+                    read_with_hint(&path, hint, target) == data,
+                    "{hint} {target}"
+                );
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_that_ends_as_expected_ends_in_the_same_round() {
+        let dir = std::env::temp_dir().join(format!("linerate-round-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("data");
+        std::fs::write(&path, vec![7u8; MIN_ROUND_READ]).unwrap();
+        let mut manager = Md5Manager::new();
+        let mut stream = Stream {
+            job: 0,
+            file: File::open(&path).unwrap(),
+            id: manager.open().unwrap(),
+            buf: vec![0; MIN_LANE_CHUNK + SPARE_ROOM],
+            filled: 0,
+            left: MIN_ROUND_READ as u64,
+            end: None,
+        };
+        stream.fill(MIN_ROUND_READ, &Ticker::default());
+        assert_eq!(stream.filled, MIN_ROUND_READ);
+        assert!(matches!(stream.end, Some(Ok(()))));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn one_file_per_thread_or_md5p_goes_alone() {
         let p = plan(&[100, 200], Algorithm::Md5, 2);
         assert_eq!(p.per_worker, 1);
+        // The larger first.
+        assert_eq!(p.claim(0, 0), Claim::Alone(1));
         assert_eq!(p.claim(0, 0), Claim::Alone(0));
         let p = plan(&[100; 50], Algorithm::Md5p(16), 2);
         assert_eq!(p.per_worker, 1);

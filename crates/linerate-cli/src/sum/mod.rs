@@ -5,7 +5,7 @@
 //! and the usage hint (`Try 'linerate sum --help' ...`). The help and version
 //! texts are our own.
 //!
-//! Beyond md5sum, two options of linerate's own, which md5sum rejects:
+//! Beyond md5sum, options of linerate's own, which md5sum rejects:
 //!
 //! - `-a`/`--algorithm ALGO`: `md5` (the default) or `md5pK`, RFC 1810's
 //!   MD5-P/K ([`crate::algorithm`]). `--tag` lines carry the tag `MD5PK`
@@ -18,6 +18,14 @@
 //!   core), several at once per thread in the lanes engine ([`jobs`]);
 //!   the output is the same for every N. `--check` hashes its files one
 //!   after another and ignores `-j`.
+//! - `-r`/`--recursive`: a directory operand stands for the regular files
+//!   under it, walked in the order of their sorted paths ([`tree`]), with
+//!   `--follow` (symbolic links inside followed, loops reported) and
+//!   `--exclude GLOB`. Every unreadable directory, broken link or loop is
+//!   one error line and makes the status 1; the rest is still hashed.
+//! - `--files-from FILE` (`-`: standard input) and `-0`/`--null`: the
+//!   operands are read from FILE, one per line or NUL-terminated
+//!   ([`files_from`]).
 //!
 //! Their long names must be spelled out in full, so that md5sum's
 //! abbreviations keep their meaning and messages (`--t` stays ambiguous
@@ -26,6 +34,8 @@
 //! - [`args`] and [`getopt`]: the command line, parsed as glibc's
 //!   `getopt_long` parses md5sum's;
 //! - [`hash`]: files and standard input hashed in fixed-size chunks;
+//! - [`files_from`] and [`tree`]: the operands, from the command line or a
+//!   list, directories walked;
 //! - [`jobs`]: many files at once, printed in argument order;
 //! - [`format`](mod@format) and [`escape`]: the checksum lines printed;
 //! - [`check`]: the checksum-line parser behind `--check`, and [`verify`],
@@ -59,12 +69,14 @@ pub mod args;
 pub mod check;
 pub mod console;
 pub mod escape;
+pub mod files_from;
 pub mod format;
 pub mod getopt;
 pub mod hash;
 pub mod jobs;
 pub mod progress;
 pub mod quote;
+pub mod tree;
 mod unprintable;
 pub mod verify;
 
@@ -84,6 +96,20 @@ With no FILE, or when FILE is -, read standard input.
   -j, --threads=N       hash the FILEs on N threads, several files at a time
                           in each (default: one thread per core); the output
                           is the same for every N
+  -r, --recursive       a FILE that is a directory stands for every regular
+                          file under it, printed in the order of their sorted
+                          paths (DIR/a.b before DIR/a/x); symbolic links inside
+                          are skipped, as 'find DIR -type f' skips them
+      --follow          with -r, follow symbolic links inside directories too;
+                          a broken link or a loop is reported
+      --exclude=GLOB    with -r, leave out what GLOB matches (repeatable): a
+                          GLOB without '/' matches any file or directory name
+                          ('*.tmp', '.git'), one with '/' the path under DIR
+                          ('build/**', '/notes.txt'); one ending in '/' only
+                          directories; an excluded directory is not entered
+      --files-from=FILE  read the FILEs from FILE (- for standard input), one
+                          per line; empty lines are skipped
+  -0, --null            with --files-from, the names end with NUL, not newline
       --tag             create a BSD-style checksum
   -t, --text            read in text mode (default)
   -z, --zero            end each output line with NUL, not newline,
@@ -112,8 +138,12 @@ When checking, a BSD-style line is checked with the function its tag
 names (MD5, MD5P16, ...), so one file may mix them; other lines are
 checked with --algorithm's function. With -w, a malformed line is reported
 as an 'improperly formatted MD5 checksum line' (MD5P16 under -a md5p16).
---algorithm and --threads cannot be abbreviated; --threads applies to
-computing sums only.
+--algorithm, --threads, --recursive, --follow, --exclude, --files-from and
+--null cannot be abbreviated; --threads applies to computing sums only.
+With -r, an unreadable directory, and with --follow a broken link or a
+loop, is reported on a line of its own and makes the exit status 1; the
+rest of the tree is still hashed. Names are printed as they are, escaped
+as any other (a name that is not UTF-8 is no error).
 
 There is no difference between binary mode and text mode on this system.
 A progress bar is drawn on standard error when it is a terminal and
@@ -170,19 +200,28 @@ fn print_only(text: &[u8]) -> bool {
 }
 
 fn run(options: &Options) -> bool {
-    let total = || (!options.check).then(|| regular_file_bytes(&options.files));
-    let mut console = Console::new(Progress::new(total));
-    let ok = if options.check {
-        verify::run(
+    let listing = files_from::gather(options);
+    if options.check {
+        // A bar only for a large file being checked: the total is unknown.
+        let mut console = Console::new(Progress::new(|| None));
+        // Only a list that could not be read: reported before the checks.
+        for e in &listing.errors {
+            console.error_about(e.path.as_bytes(), &console::error_text(&e.error));
+        }
+        let ok = verify::run(
             &mut console,
-            &options.files,
+            &listing.files,
             options.check_options,
             options.algorithm,
-        )
+        );
+        console.finish(ok && listing.errors.is_empty())
     } else {
-        jobs::compute(&mut console, options)
-    };
-    console.finish(ok)
+        let files = u64::try_from(listing.files.len()).unwrap_or(u64::MAX);
+        let total = || Some(regular_file_bytes(&listing.files));
+        let mut console = Console::new(Progress::counting(Some(files), total));
+        let ok = jobs::compute(&mut console, options, &listing);
+        console.finish(ok)
+    }
 }
 
 /// The combined size of the operands that are regular files, for sizing the

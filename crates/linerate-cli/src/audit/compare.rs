@@ -1,0 +1,310 @@
+//! The audit proper: the manifest's entries against the files of a
+//! directory, each file sorted into one [`Status`].
+//!
+//! 1. The directory is walked ([`tree::walk`]) for its regular files and
+//!    the errors met on the way, each under a lexical key
+//!    ([`paths::normalize`]) so that it meets the manifest's entry for it.
+//! 2. Each entry found by the walk is hashed; one the walk did not find is
+//!    `stat`ed first (it may be excluded, behind a symbolic link or outside
+//!    the directory): missing, something other than a regular file (never
+//!    opened, so a FIFO cannot hang the audit), or hashed like the others.
+//!    Hashing runs on `-j` threads in the lanes engine
+//!    ([`jobs::hash_in_order`]), one pass per function the manifest uses.
+//! 3. Files found but not listed are new, except the manifest itself; walk
+//!    errors are reported unless they concern a listed path, whose own
+//!    outcome says it.
+//!
+//! Records come back sorted by path, so the report does not depend on the
+//! walk's order, `-j` or the order of the manifest.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::MetadataExt;
+
+use super::manifest::{Defect, Entry};
+use super::paths;
+use crate::algorithm::Algorithm;
+use crate::sum::console::{Console, error_text};
+use crate::sum::hash::HashError;
+use crate::sum::jobs;
+use crate::sum::progress::Progress;
+use crate::sum::tree::{self, Found, WalkOptions};
+
+/// What became of one file.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    /// Listed, and its digest is the manifest's.
+    Matched,
+    /// Listed, and its digest differs.
+    Changed,
+    /// Listed, and not there.
+    Missing,
+    /// There, and not listed.
+    New,
+    /// Listed but unreadable, or met by the walk and unreadable: why.
+    Error(String),
+}
+
+/// One file's outcome, under its path relative to the audited directory
+/// (or absolute, as the manifest gave it).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Record {
+    pub path: Vec<u8>,
+    pub status: Status,
+}
+
+/// How many files (and defective manifest lines) of each kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub matched: u64,
+    pub changed: u64,
+    pub missing: u64,
+    pub new: u64,
+    pub errors: u64,
+    pub malformed_lines: u64,
+}
+
+impl Counts {
+    pub fn of(records: &[Record], defects: &[Defect]) -> Counts {
+        let mut counts = Counts {
+            malformed_lines: defects.len() as u64,
+            ..Counts::default()
+        };
+        for record in records {
+            *match record.status {
+                Status::Matched => &mut counts.matched,
+                Status::Changed => &mut counts.changed,
+                Status::Missing => &mut counts.missing,
+                Status::New => &mut counts.new,
+                Status::Error(_) => &mut counts.errors,
+            } += 1;
+        }
+        counts
+    }
+
+    /// Whether the audit passes: nothing changed, missing or unreadable and
+    /// every manifest line sound; with `strict`, nothing new either.
+    pub fn ok(&self, strict: bool) -> bool {
+        self.changed == 0
+            && self.missing == 0
+            && self.errors == 0
+            && self.malformed_lines == 0
+            && (!strict || self.new == 0)
+    }
+}
+
+/// What is audited and how.
+pub struct Target<'a> {
+    /// The directory the manifest's relative paths start from.
+    pub dir: &'a OsStr,
+    pub walk: &'a WalkOptions,
+    pub threads: usize,
+    /// The manifest file, when it is one: never reported new.
+    pub manifest: Option<&'a OsStr>,
+}
+
+/// Audits `entries` against `target`; the records sorted by path.
+pub fn audit(console: &mut Console, entries: &[Entry], target: &Target) -> Vec<Record> {
+    let dir = target.dir.as_bytes();
+    let walked = Walked::new(target.dir, target.walk);
+    let keys: Vec<Vec<u8>> = entries
+        .iter()
+        .map(|e| paths::locate(dir, &e.name))
+        .collect();
+    let mut statuses: Vec<Option<Status>> = vec![None; entries.len()];
+    let mut queue = Queue::default();
+    for (i, key) in keys.iter().enumerate() {
+        if walked.files.contains_key(key) {
+            queue.push(i, entries[i].algorithm, key);
+        } else {
+            match unwalked(key) {
+                Some(status) => statuses[i] = Some(status),
+                None => queue.push(i, entries[i].algorithm, key),
+            }
+        }
+    }
+    queue.hash(console, entries, target.threads, &mut statuses);
+
+    let listed: HashSet<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let mut records: Vec<Record> = entries
+        .iter()
+        .zip(statuses)
+        .map(|(entry, status)| Record {
+            path: entry.name.clone(),
+            // Every entry was either classified or queued and hashed.
+            status: status.unwrap_or_else(|| Status::Error("not hashed".to_string())),
+        })
+        .collect();
+    let manifest = target.manifest.and_then(Identity::of);
+    for (key, shown) in walked.files {
+        let own = manifest.as_ref().is_some_and(|m| m.is(&key));
+        if !listed.contains(key.as_slice()) && !own {
+            records.push(Record {
+                path: shown,
+                status: Status::New,
+            });
+        }
+    }
+    for (key, shown, error) in walked.errors {
+        if !listed.contains(key.as_slice()) {
+            records.push(Record {
+                path: shown,
+                status: Status::Error(reason(&error)),
+            });
+        }
+    }
+    records.sort_unstable();
+    records
+}
+
+/// What the walk found: regular files (lexical key, path shown) and errors.
+struct Walked {
+    files: HashMap<Vec<u8>, Vec<u8>>,
+    errors: Vec<(Vec<u8>, Vec<u8>, io::Error)>,
+}
+
+impl Walked {
+    fn new(root: &OsStr, options: &WalkOptions) -> Walked {
+        let mut walked = Walked {
+            files: HashMap::new(),
+            errors: Vec::new(),
+        };
+        let root = root.as_bytes();
+        tree::walk(OsStr::from_bytes(root), options, &mut |found| match found {
+            Found::File(path) => {
+                let path = path.as_bytes();
+                walked
+                    .files
+                    .insert(paths::normalize(path), paths::relative(root, path));
+            }
+            Found::Error(path, error) => {
+                let path = path.as_bytes();
+                walked
+                    .errors
+                    .push((paths::normalize(path), paths::relative(root, path), error));
+            }
+        });
+        walked
+    }
+}
+
+/// The status of a listed file the walk did not find, from one `stat`;
+/// `None` if it is a regular file to hash.
+fn unwalked(key: &[u8]) -> Option<Status> {
+    match fs::metadata(openable(key)) {
+        Err(e) if is_missing(&e) => Some(Status::Missing),
+        Err(e) => Some(Status::Error(reason(&e))),
+        Ok(m) if m.is_file() => None,
+        Ok(m) if m.is_dir() => Some(Status::Error("Is a directory".to_string())),
+        Ok(_) => Some(Status::Error("not a regular file".to_string())),
+    }
+}
+
+/// Listed files to hash, one list per function.
+#[derive(Default)]
+struct Queue {
+    groups: Vec<(Algorithm, Vec<usize>, Vec<OsString>)>,
+}
+
+impl Queue {
+    fn push(&mut self, entry: usize, algorithm: Algorithm, key: &[u8]) {
+        let at = match self.groups.iter().position(|g| g.0 == algorithm) {
+            Some(at) => at,
+            None => {
+                self.groups.push((algorithm, Vec::new(), Vec::new()));
+                self.groups.len() - 1
+            }
+        };
+        let group = &mut self.groups[at];
+        group.1.push(entry);
+        group.2.push(openable(key));
+    }
+
+    /// Hashes every queued file, setting its entry's status.
+    fn hash(
+        &self,
+        console: &mut Console,
+        entries: &[Entry],
+        threads: usize,
+        statuses: &mut [Option<Status>],
+    ) {
+        // Sized only if a bar can be shown (stderr is a terminal).
+        console.progress = Progress::new(|| {
+            let bytes = self
+                .groups
+                .iter()
+                .map(|g| crate::sum::regular_file_bytes(&g.2));
+            Some(bytes.fold(0u64, u64::saturating_add))
+        });
+        for (algorithm, indices, files) in &self.groups {
+            let mut next = indices.iter();
+            jobs::hash_in_order(console, files, *algorithm, threads, |_, _, result| {
+                // One outcome per file, in the order of `files`.
+                if let Some(&i) = next.next() {
+                    statuses[i] = Some(verdict(&entries[i], result));
+                }
+            });
+        }
+    }
+}
+
+fn verdict(entry: &Entry, result: Result<[u8; 16], HashError>) -> Status {
+    match result {
+        Ok(digest) if digest == entry.digest => Status::Matched,
+        Ok(_) => Status::Changed,
+        Err(e) if e.is_missing() || is_missing(e.io_error()) => Status::Missing,
+        Err(e) => Status::Error(reason(e.io_error())),
+    }
+}
+
+/// Whether an error says the path is not there: no such file, or a
+/// component that is no longer a directory.
+fn is_missing(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+/// `key` as a path to open: `-` would mean standard input to the hasher.
+fn openable(key: &[u8]) -> OsString {
+    if key == b"-" {
+        OsString::from("./-")
+    } else {
+        OsString::from_vec(key.to_vec())
+    }
+}
+
+/// An error as `strerror` words it.
+fn reason(e: &io::Error) -> String {
+    String::from_utf8_lossy(&error_text(e)).into_owned()
+}
+
+/// The manifest file, recognised among the files found: by name first
+/// (cheap), then by device and inode.
+struct Identity {
+    name: Vec<u8>,
+    dev: u64,
+    ino: u64,
+}
+
+impl Identity {
+    fn of(path: &OsStr) -> Option<Identity> {
+        let meta = fs::metadata(path).ok()?;
+        let name = paths::normalize(path.as_bytes());
+        let name = name.rsplit(|&b| b == b'/').next()?.to_vec();
+        Some(Identity {
+            name,
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+
+    fn is(&self, key: &[u8]) -> bool {
+        key.rsplit(|&b| b == b'/').next() == Some(self.name.as_slice())
+            && fs::metadata(openable(key)).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
+    }
+}

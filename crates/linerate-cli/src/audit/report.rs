@@ -1,0 +1,133 @@
+//! The text report: a line per file that is not matched (`changed: PATH`,
+//! `missing: PATH`, `new: PATH`, `error: PATH: REASON`; `matched: PATH` too
+//! with `-v`), in path order, then the summary line. Only the summary with
+//! `-q`.
+//!
+//! A path holding a backslash, newline or carriage return is escaped as
+//! `linerate sum` (and md5sum) escape names in checksum lines: `\\`, `\n`,
+//! `\r`, and a backslash at the start of the line says so
+//! (`\new: a\nb`), so every report line is one line and reads back exactly.
+
+use super::args::Detail;
+use super::compare::{Counts, Record, Status};
+use crate::sum::console::Console;
+use crate::sum::escape;
+
+/// The word a report line starts with.
+pub fn label(status: &Status) -> &'static str {
+    match status {
+        Status::Matched => "matched",
+        Status::Changed => "changed",
+        Status::Missing => "missing",
+        Status::New => "new",
+        Status::Error(_) => "error",
+    }
+}
+
+/// Prints the report of `records` (sorted) at the given detail.
+pub fn print(console: &mut Console, records: &[Record], counts: &Counts, detail: Detail) {
+    let mut line = Vec::new();
+    for record in records {
+        let shown = match record.status {
+            Status::Matched => detail == Detail::Verbose,
+            _ => detail != Detail::Quiet,
+        };
+        if shown {
+            line.clear();
+            push_line(&mut line, record);
+            console.print(&line);
+        }
+    }
+    console.print(summary(counts).as_bytes());
+}
+
+/// Appends the report line of `record`, newline included.
+pub fn push_line(out: &mut Vec<u8>, record: &Record) {
+    let escaped = escape::needs_escape(&record.path);
+    if escaped {
+        out.push(b'\\');
+    }
+    out.extend_from_slice(label(&record.status).as_bytes());
+    out.extend_from_slice(b": ");
+    if escaped {
+        escape::push_escaped(out, &record.path);
+    } else {
+        out.extend_from_slice(&record.path);
+    }
+    if let Status::Error(reason) = &record.status {
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(reason.as_bytes());
+    }
+    out.push(b'\n');
+}
+
+/// `linerate audit: 998 matched, 1 changed, 1 missing, 3 new, 0 errors`.
+pub fn summary(counts: &Counts) -> String {
+    let errors = if counts.errors == 1 {
+        "error"
+    } else {
+        "errors"
+    };
+    format!(
+        "{} audit: {} matched, {} changed, {} missing, {} new, {} {errors}\n",
+        crate::PROGRAM,
+        counts.matched,
+        counts.changed,
+        counts.missing,
+        counts.new,
+        counts.errors
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(path: &[u8], status: Status) -> Vec<u8> {
+        let mut out = Vec::new();
+        push_line(
+            &mut out,
+            &Record {
+                path: path.to_vec(),
+                status,
+            },
+        );
+        out
+    }
+
+    #[test]
+    fn lines() {
+        assert_eq!(line(b"a b", Status::Changed), b"changed: a b\n");
+        assert_eq!(line(b"a\nb", Status::New), b"\\new: a\\nb\n");
+        assert_eq!(line(b"a\\b", Status::Missing), b"\\missing: a\\\\b\n");
+        assert_eq!(line(b"\xff", Status::Matched), b"matched: \xff\n");
+        assert_eq!(
+            line(b"d", Status::Error("Permission denied".to_string())),
+            b"error: d: Permission denied\n"
+        );
+    }
+
+    #[test]
+    fn summaries() {
+        let counts = Counts {
+            matched: 998,
+            changed: 1,
+            missing: 1,
+            new: 3,
+            errors: 0,
+            malformed_lines: 2,
+        };
+        assert_eq!(
+            summary(&counts),
+            "linerate audit: 998 matched, 1 changed, 1 missing, 3 new, 0 errors\n"
+        );
+        let one = Counts {
+            errors: 1,
+            ..Counts::default()
+        };
+        assert_eq!(
+            summary(&one),
+            "linerate audit: 0 matched, 0 changed, 0 missing, 0 new, 1 error\n"
+        );
+    }
+}

@@ -1,0 +1,644 @@
+//! `linerate audit MANIFEST [DIR]` end to end: manifests written by GNU
+//! md5sum (MD5, independent of linerate) and by `linerate sum -r`
+//! (MD5-P/16), trees changed in every way an audit reports, and the exact
+//! report lines, JSON, diagnostics and exit statuses that follow.
+
+mod audit_support;
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use audit_support::{
+    Json, Outcome, audit, audit_stdin, audit_unprivileged, bytes, copy_tree, linerate_manifest,
+    md5sum, md5sum_manifest, put, scratch, under,
+};
+
+/// The files of the standard tree: eight, three of them with names that
+/// need escaping or are not UTF-8.
+fn fixture(root: &Path) {
+    let big: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    put(root, b"a.txt", b"alpha\n");
+    put(root, b"b.bin", &big);
+    put(root, b"with space", b"s");
+    put(root, b"new\nline", b"n");
+    put(root, b"caf\xe9", b"c");
+    put(root, b"back\\slash", b"bs");
+    put(root, b"sub/deep/c", b"c content");
+    put(root, b"sub/d", b"");
+}
+
+/// A scratch dir with `tree/` (the fixture) and `m.md5`, made by md5sum
+/// inside the tree; `None` without md5sum.
+fn md5sum_setup(extra: &[&[u8]]) -> Option<tempfile::TempDir> {
+    let md5sum = md5sum()?;
+    let tmp = scratch();
+    let tree = tmp.path().join("tree");
+    fixture(&tree);
+    let manifest = md5sum_manifest(&md5sum, &tree, extra);
+    fs::write(tmp.path().join("m.md5"), manifest).unwrap();
+    Some(tmp)
+}
+
+/// Asserts an audit's standard output and exit status.
+fn assert_report(out: &Outcome, stdout: impl AsRef<[u8]>, status: i32) {
+    let stdout = stdout.as_ref();
+    assert!(
+        out.stdout == stdout && out.status == Some(status),
+        "expected status {status} and\n{}\ngot status {:?} and\n{}\nstderr: {}",
+        String::from_utf8_lossy(stdout),
+        out.status,
+        out.stdout_text(),
+        out.stderr_text()
+    );
+}
+
+fn summary(matched: u32, changed: u32, missing: u32, new: u32, errors: u32) -> String {
+    let word = if errors == 1 { "error" } else { "errors" };
+    format!(
+        "linerate audit: {matched} matched, {changed} changed, {missing} missing, {new} new, {errors} {word}\n"
+    )
+}
+
+fn flip_byte(path: &Path, at: usize) {
+    let mut data = fs::read(path).unwrap();
+    data[at] ^= 1;
+    fs::write(path, data).unwrap();
+}
+
+#[test]
+fn an_unchanged_tree_passes() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    let tree = tmp.path().join("tree");
+    let out = audit(&tree, &[b"../m.md5"]);
+    assert_eq!(out.stdout_text(), summary(8, 0, 0, 0, 0));
+    assert_eq!(out.stderr_text(), "");
+    assert_eq!(out.status, Some(0));
+
+    let out = audit(&tree, &[b"-v", b"../m.md5"]);
+    assert_report(
+        &out,
+        [
+            &b"matched: a.txt\n"[..],
+            b"matched: b.bin\n",
+            b"\\matched: back\\\\slash\n",
+            b"matched: caf\xe9\n",
+            b"\\matched: new\\nline\n",
+            b"matched: sub/d\n",
+            b"matched: sub/deep/c\n",
+            b"matched: with space\n",
+            summary(8, 0, 0, 0, 0).as_bytes(),
+        ]
+        .concat(),
+        0,
+    );
+}
+
+#[test]
+fn every_change_is_reported_in_path_order() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    let tree = tmp.path().join("tree");
+    flip_byte(&tree.join("b.bin"), 500);
+    fs::remove_file(tree.join("sub/d")).unwrap();
+    put(&tree, b"added", b"+");
+    put(&tree, b"fresh/dir/e", b"e");
+    let report = "new: added\nchanged: b.bin\nnew: fresh/dir/e\nmissing: sub/d\n";
+
+    let out = audit(&tree, &[b"../m.md5"]);
+    assert_eq!(
+        out.stdout_text(),
+        format!("{report}{}", summary(6, 1, 1, 2, 0))
+    );
+    assert_eq!(out.stderr_text(), "");
+    assert_eq!(out.status, Some(1));
+
+    let quiet = audit(&tree, &[b"--quiet", b"../m.md5"]);
+    assert_report(&quiet, summary(6, 1, 1, 2, 0), 1);
+
+    // And one file nobody may read.
+    fs::set_permissions(tree.join("a.txt"), fs::Permissions::from_mode(0o000)).unwrap();
+    let Some(out) = audit_unprivileged(&tree, tmp.path(), &[b"../m.md5"]) else {
+        return;
+    };
+    assert_eq!(
+        out.stdout_text(),
+        format!(
+            "error: a.txt: Permission denied\n{report}{}",
+            summary(5, 1, 1, 2, 1)
+        )
+    );
+    assert_eq!(out.stderr_text(), "");
+    assert_eq!(out.status, Some(1));
+
+    let Some(json) = audit_unprivileged(&tree, tmp.path(), &[b"--json", b"../m.md5"]) else {
+        return;
+    };
+    assert_eq!(json.status, Some(1));
+    let report = Json::parse(&json.stdout_text());
+    assert_eq!(
+        report.keys(),
+        [
+            "matched",
+            "changed",
+            "missing",
+            "new",
+            "errors",
+            "malformed_lines",
+            "non_utf8_paths",
+            "counts",
+            "ok"
+        ]
+    );
+    assert_eq!(report.get("matched").num(), 5.0);
+    assert_eq!(report.get("changed").strings(), ["b.bin"]);
+    assert_eq!(report.get("missing").strings(), ["sub/d"]);
+    assert_eq!(report.get("new").strings(), ["added", "fresh/dir/e"]);
+    let errors = report.get("errors").items();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].get("path").str(), "a.txt");
+    assert_eq!(errors[0].get("error").str(), "Permission denied");
+    assert!(report.get("malformed_lines").items().is_empty());
+    assert!(report.get("non_utf8_paths").items().is_empty());
+    let counts = report.get("counts");
+    for (key, value) in [
+        ("matched", 5.0),
+        ("changed", 1.0),
+        ("missing", 1.0),
+        ("new", 2.0),
+        ("errors", 1.0),
+        ("malformed_lines", 0.0),
+    ] {
+        assert_eq!(counts.get(key).num(), value, "{key}");
+    }
+    assert_eq!(report.get("ok"), &Json::Bool(false));
+}
+
+#[test]
+fn md5p16_manifests_from_sum_r() {
+    let tmp = scratch();
+    let tree = tmp.path().join("tree");
+    fixture(&tree);
+    let plain = linerate_manifest(&tree, &[b"-a", b"md5p16"]);
+    let tagged = linerate_manifest(&tree, &[b"-a", b"md5p16", b"--tag"]);
+    assert!(
+        tagged.starts_with(b"MD5P16 ("),
+        "{}",
+        String::from_utf8_lossy(&tagged)
+    );
+    fs::write(tmp.path().join("p.md5"), plain).unwrap();
+    fs::write(tmp.path().join("t.md5"), tagged).unwrap();
+
+    let out = audit(tmp.path(), &[b"-a", b"md5p16", b"p.md5", b"tree"]);
+    assert_report(&out, summary(8, 0, 0, 0, 0), 0);
+    // Untagged lines are MD5 without -a: every digest differs.
+    let out = audit(tmp.path(), &[b"p.md5", b"tree"]);
+    assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 9);
+    assert!(out.stdout_text().ends_with(&summary(0, 8, 0, 0, 0)));
+    assert_eq!(out.status, Some(1));
+    // Tagged lines name their function, whatever -a says.
+    let out = audit(tmp.path(), &[b"-a", b"md5", b"t.md5", b"tree"]);
+    assert_report(&out, summary(8, 0, 0, 0, 0), 0);
+
+    flip_byte(&tree.join("b.bin"), 99_999);
+    put(&tree, b"sub/new", b"x");
+    let expected = format!("changed: b.bin\nnew: sub/new\n{}", summary(7, 1, 0, 1, 0));
+    for args in [
+        &[&b"-a"[..], b"md5p16", b"p.md5", b"tree"][..],
+        &[b"t.md5", b"tree"],
+    ] {
+        let out = audit(tmp.path(), args);
+        assert_report(&out, &expected, 1);
+    }
+}
+
+#[test]
+fn bsd_tagged_md5sum_manifests() {
+    let Some(tmp) = md5sum_setup(&[b"--tag"]) else {
+        return;
+    };
+    let manifest = fs::read(tmp.path().join("m.md5")).unwrap();
+    assert!(manifest.starts_with(b"MD5 ("));
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_report(&out, summary(8, 0, 0, 0, 0), 0);
+    put(&tmp.path().join("tree"), b"with space", b"S");
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_report(
+        &out,
+        format!("changed: with space\n{}", summary(7, 1, 0, 0, 0)),
+        1,
+    );
+}
+
+#[test]
+fn new_files_alone_pass_unless_strict() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    put(&tmp.path().join("tree"), b"extra", b"x");
+    let expected = format!("new: extra\n{}", summary(8, 0, 0, 1, 0));
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_report(&out, &expected, 0);
+    let out = audit(tmp.path(), &[b"--strict", b"m.md5", b"tree"]);
+    assert_report(&out, expected, 1);
+    let json = audit(tmp.path(), &[b"--strict", b"--json", b"m.md5", b"tree"]);
+    assert_eq!(
+        Json::parse(&json.stdout_text()).get("ok"),
+        &Json::Bool(false)
+    );
+    let json = audit(tmp.path(), &[b"--json", b"m.md5", b"tree"]);
+    assert_eq!(
+        Json::parse(&json.stdout_text()).get("ok"),
+        &Json::Bool(true)
+    );
+}
+
+#[test]
+fn malformed_and_repeated_lines_are_reported_and_skipped() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    let manifest_path = tmp.path().join("m.md5");
+    let mut manifest = fs::read(&manifest_path).unwrap();
+    // md5sum lists a.txt first: take its digest for a repeated line.
+    let a_hex = manifest[..32].to_vec();
+    assert!(manifest[32..].starts_with(b"  ./a.txt\n"));
+    assert_eq!(manifest.iter().filter(|&&b| b == b'\n').count(), 8);
+    manifest.extend_from_slice(b"garbage\n# a comment\n\n");
+    manifest.extend_from_slice(&[&a_hex[..], b"  a.txt\n"].concat());
+    manifest.extend_from_slice(&[b"MD5P6 (x) = ", &a_hex[..], b"\n"].concat());
+    fs::write(&manifest_path, manifest).unwrap();
+
+    for strict in [false, true] {
+        let mut args: Vec<&[u8]> = vec![b"m.md5", b"tree"];
+        if strict {
+            args.insert(0, b"--strict");
+        }
+        let out = audit(tmp.path(), &args);
+        assert_eq!(
+            out.stderr_text(),
+            "linerate: m.md5: 9: improperly formatted checksum line\n\
+             linerate: m.md5: 12: duplicate of line 1: a.txt\n\
+             linerate: m.md5: 13: improperly formatted checksum line\n"
+        );
+        assert_report(&out, summary(8, 0, 0, 0, 0), 1);
+    }
+
+    let out = audit(tmp.path(), &[b"--json", b"m.md5", b"tree"]);
+    let report = Json::parse(&out.stdout_text());
+    let lines = report.get("malformed_lines").items();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0].get("line").num(), 9.0);
+    assert_eq!(
+        lines[0].get("error").str(),
+        "improperly formatted checksum line"
+    );
+    assert_eq!(lines[1].get("line").num(), 12.0);
+    assert_eq!(lines[1].get("error").str(), "duplicate of line 1");
+    assert_eq!(lines[1].get("path").str(), "a.txt");
+    assert_eq!(lines[2].get("line").num(), 13.0);
+    assert_eq!(report.get("counts").get("malformed_lines").num(), 3.0);
+    assert_eq!(report.get("ok"), &Json::Bool(false));
+    assert_eq!(out.status, Some(1));
+
+    // Read from standard input, the manifest is named (and quoted) as
+    // md5sum names it.
+    let out = audit_stdin(tmp.path(), &[b"-", b"tree"], &manifest_path);
+    assert!(
+        out.stderr_text()
+            .starts_with("linerate: 'standard input': 9: improperly formatted checksum line\n")
+    );
+    assert_report(&out, summary(8, 0, 0, 0, 0), 1);
+}
+
+#[test]
+fn a_copy_elsewhere_is_audited_against_the_original_manifest() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    let copy = tmp.path().join("elsewhere/copy");
+    copy_tree(&tmp.path().join("tree"), &copy);
+    let cwd = tmp.path().join("cwd");
+    fs::create_dir(&cwd).unwrap();
+    let absolute = bytes(&copy);
+    for dir in [&b"../elsewhere/copy"[..], b"../elsewhere//copy/", &absolute] {
+        let out = audit(&cwd, &[b"../m.md5", dir]);
+        assert_report(&out, summary(8, 0, 0, 0, 0), 0);
+    }
+    put(&copy, b"with space", b"changed");
+    fs::remove_file(under(&copy, b"caf\xe9")).unwrap();
+    let out = audit(&cwd, &[b"../m.md5", &absolute]);
+    assert_report(
+        &out,
+        [
+            &b"missing: caf\xe9\n"[..],
+            b"changed: with space\n",
+            summary(6, 1, 1, 0, 0).as_bytes(),
+        ]
+        .concat(),
+        1,
+    );
+    // The original is untouched.
+    let out = audit(&cwd, &[b"../m.md5", b"../tree"]);
+    assert_eq!(out.status, Some(0));
+}
+
+#[test]
+fn odd_names_are_escaped_in_text_and_exact_in_json() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    let tree = tmp.path().join("tree");
+    put(&tree, b"new\nline", b"changed");
+    fs::remove_file(under(&tree, b"back\\slash")).unwrap();
+    fs::remove_file(under(&tree, b"caf\xe9")).unwrap();
+    put(&tree, b"tab\there", b"t");
+    put(&tree, b"\xff\xfe odd", b"o");
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_report(
+        &out,
+        [
+            &b"\\missing: back\\\\slash\n"[..],
+            b"missing: caf\xe9\n",
+            b"\\changed: new\\nline\n",
+            b"new: tab\there\n",
+            b"new: \xff\xfe odd\n",
+            summary(5, 1, 2, 2, 0).as_bytes(),
+        ]
+        .concat(),
+        1,
+    );
+
+    let out = audit(tmp.path(), &[b"--json", b"m.md5", b"tree"]);
+    let report = Json::parse(&out.stdout_text());
+    assert_eq!(
+        report.get("missing").strings(),
+        ["back\\slash", "caf\u{fffd}"]
+    );
+    assert_eq!(report.get("changed").strings(), ["new\nline"]);
+    assert_eq!(
+        report.get("new").strings(),
+        ["tab\there", "\u{fffd}\u{fffd} odd"]
+    );
+    let odd = report.get("non_utf8_paths").items();
+    assert_eq!(odd.len(), 2);
+    assert_eq!(odd[0].get("path").str(), "caf\u{fffd}");
+    assert_eq!(odd[0].get("escaped").str(), "caf\\xe9");
+    assert_eq!(odd[1].get("path").str(), "\u{fffd}\u{fffd} odd");
+    assert_eq!(odd[1].get("escaped").str(), "\\xff\\xfe odd");
+}
+
+#[test]
+fn threads_do_not_change_the_report() {
+    let Some(md5sum) = md5sum() else { return };
+    let tmp = scratch();
+    let tree = tmp.path().join("tree");
+    for i in 0..150u32 {
+        let len = (i as usize * 7919) % 300_000;
+        let data: Vec<u8> = (0..len).map(|j| (j as u32 ^ i) as u8).collect();
+        put(&tree, format!("d{}/f{i:03}", i % 7).as_bytes(), &data);
+    }
+    fs::write(
+        tmp.path().join("m.md5"),
+        md5sum_manifest(&md5sum, &tree, &[]),
+    )
+    .unwrap();
+    fs::write(
+        tmp.path().join("p.md5"),
+        linerate_manifest(&tree, &[b"-a", b"md5p16"]),
+    )
+    .unwrap();
+    let mut changed = Vec::new();
+    for i in (3..150u32).step_by(13) {
+        let path = tree.join(format!("d{}/f{i:03}", i % 7));
+        if fs::metadata(&path).unwrap().len() > 0 {
+            flip_byte(&path, 0);
+            changed.push(i);
+        }
+    }
+    for i in (5..150u32).step_by(29) {
+        fs::remove_file(tree.join(format!("d{}/f{i:03}", i % 7))).unwrap();
+    }
+    put(&tree, b"d9/new", b"n");
+    for (manifest, algorithm) in [(&b"m.md5"[..], &b"md5"[..]), (b"p.md5", b"md5p16")] {
+        for extra in [&b"-v"[..], b"--json"] {
+            let one = audit(
+                tmp.path(),
+                &[b"-j1", b"-a", algorithm, extra, manifest, b"tree"],
+            );
+            let four = audit(
+                tmp.path(),
+                &[b"-j", b"4", b"-a", algorithm, extra, manifest, b"tree"],
+            );
+            assert_eq!(one, four);
+            assert_eq!(one.status, Some(1));
+        }
+        let out = audit(tmp.path(), &[b"-q", b"-a", algorithm, manifest, b"tree"]);
+        let missing = (5..150).step_by(29).count() as u32;
+        let differ = changed.len() as u32;
+        assert_eq!(
+            out.stdout_text(),
+            summary(150 - missing - differ, differ, missing, 1, 0)
+        );
+    }
+}
+
+#[test]
+fn what_cannot_be_hashed_is_an_error_or_missing() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    let tree = tmp.path().join("tree");
+    // A listed file that became a directory, a FIFO (never opened, so the
+    // audit cannot hang on it), and one whose directory became a file.
+    fs::remove_file(tree.join("with space")).unwrap();
+    put(&tree, b"with space/inside", b"i");
+    fs::remove_file(tree.join("sub/d")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(tree.join("sub/d"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    fs::remove_dir_all(tree.join("sub/deep")).unwrap();
+    put(&tree, b"sub/deep", b"now a file");
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_report(
+        &out,
+        format!(
+            "error: sub/d: not a regular file\n\
+             new: sub/deep\n\
+             missing: sub/deep/c\n\
+             error: with space: Is a directory\n\
+             new: with space/inside\n{}",
+            summary(5, 0, 1, 2, 2)
+        ),
+        1,
+    );
+}
+
+#[test]
+fn unreadable_directories_are_errors() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    let tree = tmp.path().join("tree");
+    // A new directory nobody may read, and a listed one nobody may enter.
+    put(&tree, b"locked/x", b"x");
+    fs::set_permissions(tree.join("locked"), fs::Permissions::from_mode(0o000)).unwrap();
+    fs::set_permissions(tree.join("sub/deep"), fs::Permissions::from_mode(0o000)).unwrap();
+    let out = audit_unprivileged(tmp.path(), tmp.path(), &[b"m.md5", b"tree"]);
+    for dir in ["locked", "sub/deep"] {
+        fs::set_permissions(tree.join(dir), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let Some(out) = out else { return };
+    assert_report(
+        &out,
+        format!(
+            "error: locked: Permission denied\n\
+             error: sub/deep: Permission denied\n\
+             error: sub/deep/c: Permission denied\n{}",
+            summary(7, 0, 0, 0, 3)
+        ),
+        1,
+    );
+}
+
+#[test]
+fn the_manifest_itself_is_not_new() {
+    let Some(md5sum) = md5sum() else { return };
+    let tmp = scratch();
+    let tree = tmp.path().join("tree");
+    fixture(&tree);
+    let manifest = md5sum_manifest(&md5sum, &tree, &[]);
+    fs::write(tree.join("MD5SUMS"), &manifest).unwrap();
+    let out = audit(&tree, &[b"MD5SUMS"]);
+    assert_report(&out, summary(8, 0, 0, 0, 0), 0);
+    let out = audit(tmp.path(), &[b"tree/MD5SUMS", b"tree"]);
+    assert_report(&out, summary(8, 0, 0, 0, 0), 0);
+    // A copy of it is just another file.
+    fs::write(tree.join("MD5SUMS.old"), &manifest).unwrap();
+    let out = audit(&tree, &[b"./MD5SUMS"]);
+    assert_report(
+        &out,
+        format!("new: MD5SUMS.old\n{}", summary(8, 0, 0, 1, 0)),
+        0,
+    );
+}
+
+#[test]
+fn absolute_paths_are_used_as_they_are() {
+    let Some(md5sum) = md5sum() else { return };
+    let tmp = scratch();
+    let tree = tmp.path().join("tree");
+    fixture(&tree);
+    let outside = tmp.path().join("outside.txt");
+    fs::write(&outside, b"outside").unwrap();
+    let mut manifest = md5sum_manifest(&md5sum, &tree, &[]);
+    let absolute =
+        audit_support::run_program(md5sum.as_ref(), tmp.path(), &[&bytes(&outside)], None);
+    manifest.extend_from_slice(&absolute.stdout);
+    fs::write(tmp.path().join("m.md5"), &manifest).unwrap();
+    let out = audit(tmp.path(), &[b"-v", b"m.md5", b"tree"]);
+    let line = [&b"matched: "[..], &bytes(&outside), b"\n"].concat();
+    assert!(out.stdout.starts_with(&line), "{}", out.stdout_text());
+    assert!(out.stdout_text().ends_with(&summary(9, 0, 0, 0, 0)));
+    assert_eq!(out.status, Some(0));
+    fs::write(&outside, b"changed").unwrap();
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    let expected = [
+        &b"changed: "[..],
+        &bytes(&outside),
+        b"\n",
+        summary(8, 1, 0, 0, 0).as_bytes(),
+    ]
+    .concat();
+    assert_report(&out, expected, 1);
+}
+
+#[test]
+fn exclude_and_follow_shape_the_walk() {
+    let Some(tmp) = md5sum_setup(&[]) else { return };
+    let tree = tmp.path().join("tree");
+    put(&tree, b"junk.tmp", b"j");
+    put(&tree, b".git/HEAD", b"ref");
+    std::os::unix::fs::symlink("a.txt", tree.join("link")).unwrap();
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_eq!(
+        out.stdout_text(),
+        format!("new: .git/HEAD\nnew: junk.tmp\n{}", summary(8, 0, 0, 2, 0))
+    );
+    let out = audit(
+        tmp.path(),
+        &[b"--exclude", b"*.tmp", b"--exclude=.git", b"m.md5", b"tree"],
+    );
+    assert_report(&out, summary(8, 0, 0, 0, 0), 0);
+    let out = audit(
+        tmp.path(),
+        &[b"--follow", b"--exclude=*.tmp", b"m.md5", b"tree"],
+    );
+    assert_eq!(
+        out.stdout_text(),
+        format!("new: .git/HEAD\nnew: link\n{}", summary(8, 0, 0, 2, 0))
+    );
+    // An excluded file that is listed is still checked.
+    put(&tree, b"a.txt", b"changed");
+    let out = audit(tmp.path(), &[b"--exclude=a.txt", b"-q", b"m.md5", b"tree"]);
+    assert_eq!(out.stdout_text(), summary(7, 1, 0, 2, 0));
+}
+
+#[test]
+fn usage_and_setup_errors_exit_2() {
+    let tmp = scratch();
+    fixture(&tmp.path().join("tree"));
+    fs::write(tmp.path().join("m.md5"), b"").unwrap();
+    fs::write(tmp.path().join("file"), b"").unwrap();
+    let cases: [(&[&[u8]], &str); 7] = [
+        (
+            &[],
+            "linerate: missing operand: give MANIFEST [DIR]\n\
+             Try 'linerate audit --help' for more information.\n",
+        ),
+        (
+            &[b"--bogus", b"m.md5"],
+            "linerate: unrecognized option '--bogus'\n\
+             Try 'linerate audit --help' for more information.\n",
+        ),
+        (
+            &[b"m.md5", b"tree", b"more"],
+            "linerate: extra operand 'more'\n\
+             Try 'linerate audit --help' for more information.\n",
+        ),
+        (
+            &[b"nope.md5", b"tree"],
+            "linerate: nope.md5: No such file or directory\n",
+        ),
+        (&[b"tree", b"tree"], "linerate: tree: Is a directory\n"),
+        (&[b"m.md5", b"file"], "linerate: file: Not a directory\n"),
+        (
+            &[b"m.md5", b"nodir"],
+            "linerate: nodir: No such file or directory\n",
+        ),
+    ];
+    for (args, stderr) in cases {
+        let out = audit(tmp.path(), args);
+        assert_eq!(out.stderr_text(), stderr, "{args:?}");
+        assert_eq!(out.stdout_text(), "", "{args:?}");
+        assert_eq!(out.status, Some(2), "{args:?}");
+    }
+    let out = audit(tmp.path(), &[b"-a", b"sha1", b"m.md5"]);
+    assert!(
+        out.stderr_text()
+            .starts_with("linerate: invalid algorithm 'sha1'")
+    );
+    assert_eq!(out.status, Some(2));
+    let out = audit(tmp.path(), &[b"-j", b"0", b"m.md5"]);
+    assert!(
+        out.stderr_text()
+            .starts_with("linerate: invalid number of threads '0'")
+    );
+    assert_eq!(out.status, Some(2));
+
+    // An empty manifest lists nothing: every file is new, which passes.
+    let out = audit(tmp.path(), &[b"-q", b"m.md5", b"tree"]);
+    assert_report(&out, summary(0, 0, 0, 8, 0), 0);
+
+    let help = audit(tmp.path(), &[b"--help"]);
+    assert_eq!(help.status, Some(0));
+    let text = help.stdout_text();
+    for needle in [
+        "Usage: linerate audit",
+        "--strict",
+        "--json",
+        "Exit status:",
+        "  2  ",
+    ] {
+        assert!(text.contains(needle), "help lacks {needle}");
+    }
+}
