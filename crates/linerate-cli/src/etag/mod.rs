@@ -1,10 +1,164 @@
-//! `linerate etag`: S3 multipart ETags (placeholder, being written).
+//! `linerate etag`: the ETag S3 shows for an object uploaded in parts, the
+//! part size that reproduces a given ETag, and `--check` of lists of them.
+//!
+//! - [`args`]: the command line;
+//! - [`size`]: SIZE arguments (`8MiB`, `15MB`) and sizes in reports;
+//! - [`layout`]: how an upload splits a file (the AWS CLI's rule);
+//! - [`value`]: the ETag, its text form, part digests folded into it;
+//! - [`engine`]: the parallel part hasher (segments of files in the lanes
+//!   of the multi-buffer engine, on `-j` threads);
+//! - [`compute`] and [`stream`]: `linerate etag FILE...`, regular files on
+//!   the part hasher, other input read once in order;
+//! - [`lines`]: the `ETAG  NAME` lines printed and checked;
+//! - [`search`]: the part-size search, run by [`matching`] (`--match`) and
+//!   [`check`] (`--check`).
+//!
+//! Output, diagnostics and their quoting are `linerate sum`'s
+//! ([`crate::sum::console`]).
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+pub mod args;
+pub mod check;
+pub mod compute;
+pub mod engine;
+pub mod layout;
+pub mod lines;
+pub mod matching;
+pub mod search;
+pub mod size;
+pub mod stream;
+pub mod value;
+
+use crate::sum::console::Console;
+use crate::sum::progress::Progress;
+use args::{Command, Mode};
+
+const HELP: &str = "\
+Usage: linerate etag [OPTION]... [FILE]...
+  or:  linerate etag --match ETAG [OPTION]... FILE...
+  or:  linerate etag --check [OPTION]... [LIST]...
+Print the ETag Amazon S3 shows for each FILE uploaded as the AWS CLI uploads
+it, find the part size that gives an ETag, or check lists of ETags.
+
+An object uploaded with one PUT has its MD5 as ETag. One uploaded in N parts
+has the MD5 of the N parts' binary MD5s, one after another, followed by -N:
+  ETag = hex(MD5(MD5(part 1) || ... || MD5(part N))) + \"-N\"
+so the ETag depends on the part size as well as on the content.
+
+With no FILE, or when FILE is -, read standard input (hashed as it streams).
+Output lines are 'ETAG  NAME', names escaped as md5sum escapes them, so the
+output can be read back by --check.
+
+Parts (without options, the AWS CLI's defaults):
+      --part-size=SIZE  upload every file in parts of SIZE (a file of at most
+                          SIZE bytes, even an empty one, is one part: -1)
+      --threshold=SIZE  files smaller than SIZE are one PUT (plain MD5);
+                          default 8 MiB, none with --part-size
+      --single          print the plain MD5 of every file (no -N)
+  By default a file under 8 MiB is one PUT; a larger one goes in parts of
+  8 MiB, the part size doubled while there would be more than 10,000 parts.
+  Standard input from a pipe has no known size: parts of 8 MiB.
+  S3 takes parts of 5 MiB to 5 GiB (the last may be smaller) and at most
+  10,000 parts. Other sizes are computed all the same (some S3-compatible
+  stores accept them) with a warning on stderr.
+
+Search:
+      --match=ETAG      find the part size that gives ETAG for each FILE: the
+                          common clients' sizes first (8 MiB, 5 MiB, 15 MB,
+                          15 MiB, 16 MiB, 50 MiB, 64 MiB, 100 MiB, 128 MiB,
+                          256 MiB, 512 MiB, 1 GiB, 8 MiB doubled), then every
+                          whole MiB, rounder ones first (multiples of 4 GiB,
+                          2 GiB, 1 GiB, 1000 MiB, 512 MiB, 500 MiB, ...);
+                          only sizes giving ETAG's N parts are tried.
+                          A plain ETAG is compared with the MD5.
+                          ETAG may be in the double quotes S3 shows.
+  -c, --check           read 'ETAG  NAME' lines from the LISTs and search each
+                          file's part size: 'NAME: OK (part size 8 MiB)' or
+                          'NAME: FAILED'
+      --max-work=SIZE   the most bytes one search may hash trying whole MiBs
+                          (default 64 GiB or 4 times the file, whichever is
+                          larger); a search cut short says so
+  Files searched must be regular files (standard input redirected from one).
+
+Only with --check (as md5sum's):
+      --ignore-missing  don't fail or report status for missing files
+      --quiet           don't print OK for each file that matches
+      --status          don't output anything, the exit status tells
+      --strict          exit non-zero for improperly formatted lines
+  -w, --warn            warn about improperly formatted lines
+
+  -j, --threads=N       hash on N threads (default: one per core); the parts
+                          of each file go in the lanes of the multi-buffer MD5
+                          engine; the output is the same for every N
+      --help            display this help and exit
+
+SIZE is a whole number of bytes with an optional unit, any case: KiB, MiB,
+GiB, TiB or K, M, G, T (powers of 1024: 8M is 8 MiB, as the AWS CLI reads
+it), KB, MB, GB, TB (powers of 1000: 15MB is 15,000,000 bytes; note that
+the AWS CLI's configuration reads 8MB as 8 MiB: write 8MiB or 8M for that).
+
+Exit status: 0 if every file was read (and matched or checked OK), 1 if a
+file could not be read, a search found no part size, or a check failed,
+2 for a usage error (bad option, SIZE or ETAG).
+
+ETags are MD5-based: they detect accidental corruption, not tampering.
+Anyone can make two different files with the same MD5 (and so the same
+ETag); use SHA-256 or a MAC where someone might choose the content.
+";
+
 /// Runs `linerate etag` with `args` (the words after `linerate etag`).
-pub fn main(_args: &[OsString]) -> ExitCode {
-    eprintln!("{}: etag: not implemented yet", crate::PROGRAM);
-    ExitCode::from(2)
+pub fn main(args: &[OsString]) -> ExitCode {
+    let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let options = match args::parse(args, posixly_correct) {
+        Ok(Command::Run(options)) => options,
+        Ok(Command::Help) => {
+            crate::output::print_or_quiet(HELP.as_bytes());
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!(
+                "{}: etag: {message}\nTry 'linerate etag --help' for more information.",
+                crate::PROGRAM
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let threads = options.thread_count();
+    let ok = match options.mode {
+        Mode::Compute => {
+            let total = || Some(crate::sum::regular_file_bytes(&options.files));
+            let mut console = Console::new(Progress::new(total));
+            let ok = compute::run(&mut console, &options.files, &options.policy, threads);
+            console.finish(ok)
+        }
+        Mode::Match(target) => {
+            let mut console = Console::new(Progress::hidden());
+            let ok = matching::run(
+                &mut console,
+                &options.files,
+                &target,
+                threads,
+                options.max_work,
+            );
+            console.finish(ok)
+        }
+        Mode::Check => {
+            let mut console = Console::new(Progress::hidden());
+            let ok = check::run(
+                &mut console,
+                &options.files,
+                options.check_options,
+                threads,
+                options.max_work,
+            );
+            console.finish(ok)
+        }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

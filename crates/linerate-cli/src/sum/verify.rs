@@ -101,14 +101,85 @@ pub fn run_with<C: Checker>(
     ok
 }
 
-/// What one checksum file came to.
+/// What one checksum file came to (`etag --check` keeps one too).
 #[derive(Default)]
-struct Tally {
-    malformed: u64,
-    unreadable: u64,
-    mismatched: u64,
-    well_formed: bool,
-    matched: bool,
+pub(crate) struct Tally {
+    pub(crate) malformed: u64,
+    pub(crate) unreadable: u64,
+    pub(crate) mismatched: u64,
+    pub(crate) well_formed: bool,
+    pub(crate) matched: bool,
+}
+
+/// Opens the checksum list `list` (`-`: standard input), with the label its
+/// messages use and whether it is standard input; `None` after reporting
+/// why it cannot be opened.
+pub(crate) fn open_list<'a>(
+    console: &mut Console,
+    list: &'a OsStr,
+) -> Option<(Box<dyn BufRead>, &'a [u8], bool)> {
+    if list.as_bytes() == b"-" {
+        return Some((Box::new(io::stdin().lock()), b"standard input", true));
+    }
+    match File::open(list) {
+        Ok(file) => Some((
+            Box::new(BufReader::with_capacity(64 * 1024, file)),
+            list.as_bytes(),
+            false,
+        )),
+        Err(e) => {
+            console.error_about(list.as_bytes(), &error_text(&e));
+            None
+        }
+    }
+}
+
+/// md5sum's summary warnings for one checksum list, and its verdict;
+/// `kind` names the lines in the message for a list without any
+/// (`checksum`, `ETag`).
+pub(crate) fn conclude(
+    console: &mut Console,
+    options: CheckOptions,
+    label: &[u8],
+    tally: &Tally,
+    kind: &str,
+) -> bool {
+    if !tally.well_formed {
+        let message = format!("no properly formatted {kind} lines found");
+        console.error_about(label, message.as_bytes());
+    } else if !options.status {
+        let warnings = [
+            (
+                tally.malformed,
+                "line is improperly formatted",
+                "lines are improperly formatted",
+            ),
+            (
+                tally.unreadable,
+                "listed file could not be read",
+                "listed files could not be read",
+            ),
+            (
+                tally.mismatched,
+                "computed checksum did NOT match",
+                "computed checksums did NOT match",
+            ),
+        ];
+        for (count, one, many) in warnings {
+            if count != 0 {
+                let text = if count == 1 { one } else { many };
+                console.error(format!("WARNING: {count} {text}").as_bytes());
+            }
+        }
+        if options.ignore_missing && !tally.matched {
+            console.error_about(label, b"no file was verified");
+        }
+    }
+    tally.well_formed
+        && tally.matched
+        && tally.mismatched == 0
+        && tally.unreadable == 0
+        && (!options.strict || tally.malformed == 0)
 }
 
 struct Verifier<'a, C> {
@@ -123,25 +194,11 @@ struct Verifier<'a, C> {
 impl<C: Checker> Verifier<'_, C> {
     /// Checks the checksum file `list` (`-`: standard input).
     fn check_list(&mut self, list: &OsStr) -> bool {
-        let from_stdin = list.as_bytes() == b"-";
-        let label: &[u8] = if from_stdin {
-            b"standard input"
-        } else {
-            list.as_bytes()
-        };
-        let reader: Box<dyn BufRead> = if from_stdin {
-            Box::new(io::stdin().lock())
-        } else {
-            match File::open(list) {
-                Ok(file) => Box::new(BufReader::with_capacity(64 * 1024, file)),
-                Err(e) => {
-                    self.console.error_about(label, &error_text(&e));
-                    return false;
-                }
-            }
+        let Some((reader, label, from_stdin)) = open_list(self.console, list) else {
+            return false;
         };
         match self.check_lines(reader, label, from_stdin) {
-            Some(tally) => self.conclude(label, &tally),
+            Some(tally) => conclude(self.console, self.options, label, &tally, "checksum"),
             None => {
                 // md5sum reports a failed read of the list without the reason.
                 self.console.error_about(label, b"read error");
@@ -223,46 +280,5 @@ impl<C: Checker> Verifier<'_, C> {
             format::push_check_report(&mut report, &line.name, verdict);
             self.console.print(&report);
         }
-    }
-
-    /// md5sum's summary warnings for one checksum file, and its verdict.
-    fn conclude(&mut self, label: &[u8], tally: &Tally) -> bool {
-        if !tally.well_formed {
-            self.console
-                .error_about(label, b"no properly formatted checksum lines found");
-        } else if !self.options.status {
-            let warnings = [
-                (
-                    tally.malformed,
-                    "line is improperly formatted",
-                    "lines are improperly formatted",
-                ),
-                (
-                    tally.unreadable,
-                    "listed file could not be read",
-                    "listed files could not be read",
-                ),
-                (
-                    tally.mismatched,
-                    "computed checksum did NOT match",
-                    "computed checksums did NOT match",
-                ),
-            ];
-            for (count, one, many) in warnings {
-                if count != 0 {
-                    let text = if count == 1 { one } else { many };
-                    self.console
-                        .error(format!("WARNING: {count} {text}").as_bytes());
-                }
-            }
-            if self.options.ignore_missing && !tally.matched {
-                self.console.error_about(label, b"no file was verified");
-            }
-        }
-        tally.well_formed
-            && tally.matched
-            && tally.mismatched == 0
-            && tally.unreadable == 0
-            && (!self.options.strict || tally.malformed == 0)
     }
 }

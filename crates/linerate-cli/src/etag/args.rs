@@ -1,0 +1,264 @@
+//! `linerate etag`'s command line, parsed with `linerate sum`'s getopt
+//! ([`crate::sum::getopt`]): bundled short options, long options (the flags
+//! abbreviable, those with an argument spelled out in full), `--`, and
+//! operands anywhere unless `POSIXLY_CORRECT` is set.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+
+use super::layout::Policy;
+use super::size::parse_size;
+use super::value::Etag;
+use crate::sum::args::{CheckOptions, parse_threads};
+use crate::sum::getopt::{Getopt, LongOption};
+
+/// What to do with the operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Print each file's ETag.
+    Compute,
+    /// Find the part size that gives this ETag for each file.
+    Match(Etag),
+    /// The operands are lists of `ETAG  NAME` lines to verify.
+    Check,
+}
+
+/// A valid command line.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Options {
+    pub mode: Mode,
+    pub policy: Policy,
+    pub check_options: CheckOptions,
+    /// `-j`: worker threads; `None` for one per core.
+    pub threads: Option<usize>,
+    /// `--max-work`: the most bytes one search may hash in its exhaustive
+    /// phase; `None` for the default.
+    pub max_work: Option<u64>,
+    /// The operands; never empty (`-` stands for standard input).
+    pub files: Vec<OsString>,
+}
+
+impl Options {
+    /// `-j`'s threads, else one per core.
+    pub fn thread_count(&self) -> usize {
+        self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Run(Options),
+    Help,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flag {
+    Check,
+    Warn,
+    Quiet,
+    Status,
+    Strict,
+    IgnoreMissing,
+    Single,
+    Help,
+    PartSize,
+    Threshold,
+    Match,
+    Threads,
+    MaxWork,
+}
+
+const SHORT: &[(u8, Flag)] = &[(b'c', Flag::Check), (b'w', Flag::Warn)];
+
+const fn long(name: &'static str, value: Flag) -> LongOption<Flag> {
+    LongOption { name, value }
+}
+
+const LONG: &[LongOption<Flag>] = &[
+    long("check", Flag::Check),
+    long("warn", Flag::Warn),
+    long("quiet", Flag::Quiet),
+    long("status", Flag::Status),
+    long("strict", Flag::Strict),
+    long("ignore-missing", Flag::IgnoreMissing),
+    long("single", Flag::Single),
+    long("help", Flag::Help),
+];
+
+const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[(b'j', Flag::Threads)];
+
+const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
+    long("part-size", Flag::PartSize),
+    long("threshold", Flag::Threshold),
+    long("match", Flag::Match),
+    long("threads", Flag::Threads),
+    long("max-work", Flag::MaxWork),
+];
+
+/// Parses the words after `linerate etag`; the error is a one-line message.
+pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String> {
+    let mut options = Options {
+        mode: Mode::Compute,
+        policy: Policy::default(),
+        check_options: CheckOptions::default(),
+        threads: None,
+        max_work: None,
+        files: Vec::new(),
+    };
+    let mut check = false;
+    let mut check_flags: Option<&'static str> = None;
+    let mut getopt = Getopt::new(args, SHORT, LONG, posixly_correct)
+        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT);
+    for found in getopt.by_ref() {
+        let found = found.map_err(|e| String::from_utf8_lossy(&e.message()).into_owned())?;
+        let argument = found
+            .argument
+            .as_ref()
+            .map(|a| a.as_bytes())
+            .unwrap_or_default();
+        let c = &mut options.check_options;
+        match found.value {
+            Flag::Help => return Ok(Command::Help),
+            Flag::Check => check = true,
+            // As in md5sum, the last of --status, --warn and --quiet wins.
+            Flag::Warn => {
+                (c.warn, c.status, c.quiet) = (true, false, false);
+                check_flags = Some("--warn");
+            }
+            Flag::Quiet => {
+                (c.warn, c.status, c.quiet) = (false, false, true);
+                check_flags = Some("--quiet");
+            }
+            Flag::Status => {
+                (c.warn, c.status, c.quiet) = (false, true, false);
+                check_flags = Some("--status");
+            }
+            Flag::Strict => {
+                c.strict = true;
+                check_flags = Some("--strict");
+            }
+            Flag::IgnoreMissing => {
+                c.ignore_missing = true;
+                check_flags = Some("--ignore-missing");
+            }
+            Flag::Single => options.policy.single = true,
+            Flag::PartSize => options.policy.part_size = Some(parse_size(argument)?),
+            Flag::Threshold => options.policy.threshold = Some(parse_size(argument)?),
+            Flag::MaxWork => options.max_work = Some(parse_size(argument)?),
+            Flag::Threads => options.threads = Some(parse_threads(argument)?),
+            Flag::Match => {
+                let etag = Etag::parse(argument).ok_or_else(|| {
+                    format!(
+                        "invalid ETag '{}': give 32 hex digits, optionally followed by -N \
+                         (N parts)",
+                        String::from_utf8_lossy(argument)
+                    )
+                })?;
+                options.mode = Mode::Match(etag);
+            }
+        }
+    }
+    if check {
+        if let Mode::Match(_) = options.mode {
+            return Err("--match and --check cannot be combined".into());
+        }
+        options.mode = Mode::Check;
+    } else if let Some(flag) = check_flags {
+        return Err(format!("{flag} is meaningful only with --check"));
+    }
+    let policy = options.policy;
+    if policy.single && (policy.part_size.is_some() || policy.threshold.is_some()) {
+        return Err("--single cannot be combined with --part-size or --threshold".into());
+    }
+    if options.mode != Mode::Compute && policy != Policy::default() {
+        return Err(
+            "--part-size, --threshold and --single do not apply to --match and --check, \
+             which search the part size"
+                .into(),
+        );
+    }
+    if options.mode == Mode::Compute && options.max_work.is_some() {
+        return Err("--max-work is meaningful only with --match or --check".into());
+    }
+    options.files = getopt.into_operands();
+    if options.files.is_empty() {
+        options.files.push(OsString::from("-"));
+    }
+    Ok(Command::Run(options))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_strs(args: &[&str]) -> Result<Command, String> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        parse(&args, false)
+    }
+
+    fn options(args: &[&str]) -> Options {
+        match parse_strs(args) {
+            Ok(Command::Run(options)) => options,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    fn error(args: &[&str]) -> String {
+        parse_strs(args).expect_err("a usage error")
+    }
+
+    #[test]
+    fn defaults() {
+        let o = options(&[]);
+        assert_eq!(o.mode, Mode::Compute);
+        assert_eq!(o.policy, Policy::default());
+        assert_eq!(o.files, vec![OsString::from("-")]);
+        assert_eq!(o.threads, None);
+        assert_eq!(parse_strs(&["--he"]), Ok(Command::Help));
+    }
+
+    #[test]
+    fn sizes_threads_and_modes() {
+        let o = options(&["--part-size", "64KiB", "a", "--threshold=1M", "-j3", "b"]);
+        assert_eq!(o.policy.part_size, Some(64 << 10));
+        assert_eq!(o.policy.threshold, Some(1 << 20));
+        assert_eq!(o.threads, Some(3));
+        assert_eq!(o.files, vec![OsString::from("a"), OsString::from("b")]);
+        assert!(options(&["--single", "f"]).policy.single);
+        let o = options(&["--match", "\"900150983cd24fb0d6963f7d28e17f72-3\"", "f"]);
+        assert_eq!(
+            o.mode,
+            Mode::Match(Etag {
+                digest: linerate::md5(b"abc"),
+                parts: Some(3)
+            })
+        );
+        let o = options(&["-cw", "--strict", "--max-work", "1GiB", "sums"]);
+        assert_eq!(o.mode, Mode::Check);
+        assert!(o.check_options.warn && o.check_options.strict);
+        assert_eq!(o.max_work, Some(1 << 30));
+    }
+
+    #[test]
+    fn usage_errors() {
+        assert!(error(&["--part-size", "0", "f"]).contains("invalid size '0'"));
+        assert!(error(&["--threshold", "lots"]).contains("invalid size 'lots'"));
+        assert!(error(&["--match", "xyz", "f"]).contains("invalid ETag 'xyz'"));
+        assert!(error(&["-j", "0"]).contains("invalid number of threads '0'"));
+        assert!(error(&["-j", ""]).contains("invalid number of threads ''"));
+        assert_eq!(error(&["-x"]), "invalid option -- 'x'");
+        assert_eq!(error(&["--part"]), "unrecognized option '--part'");
+        assert!(error(&["--single", "--part-size", "8M"]).contains("--single"));
+        assert!(error(&["-c", "--match", "900150983cd24fb0d6963f7d28e17f72"]).contains("combined"));
+        assert!(error(&["-c", "--part-size", "8M"]).contains("search the part size"));
+        assert!(error(&["--quiet", "f"]).contains("only with --check"));
+        assert!(error(&["--max-work", "1G", "f"]).contains("--max-work"));
+        assert_eq!(
+            error(&["--threads"]),
+            "option '--threads' requires an argument"
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! `linerate etag --match ETAG FILE...`: the part size that gives ETAG for
+//! each FILE, one line each: `NAME: part size 8388608 bytes (8 MiB)`, or
+//! `NAME: no part size matches` (exit status 1).
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+
+use super::search::{Search, Verdict, open_for_search};
+use super::value::Etag;
+use crate::sum::console::{Console, error_text};
+use crate::sum::format::push_check_report;
+
+/// Searches every file; true if each one matched.
+pub fn run(
+    console: &mut Console,
+    files: &[OsString],
+    target: &Etag,
+    threads: usize,
+    max_work: Option<u64>,
+) -> bool {
+    let mut ok = true;
+    for name in files {
+        let name_bytes = name.as_bytes();
+        let searched = open_for_search(name).and_then(|(file, len)| {
+            let mut search = Search {
+                console: &mut *console,
+                name: name_bytes,
+                file,
+                len,
+                threads,
+                max_work,
+            };
+            Ok((search.run(target)?, len))
+        });
+        let mut report = Vec::new();
+        match searched {
+            Err(e) => {
+                console.error_about(name_bytes, &error_text(&e));
+                ok = false;
+            }
+            Ok((Verdict::Found(found), _)) => {
+                push_check_report(&mut report, name_bytes, &found.long());
+                console.print(&report);
+            }
+            Ok((verdict, len)) => {
+                push_check_report(&mut report, name_bytes, "no part size matches");
+                console.print(&report);
+                if let Some(why) = verdict.explanation(len, target) {
+                    console.error_about(name_bytes, why.as_bytes());
+                }
+                ok = false;
+            }
+        }
+    }
+    ok
+}

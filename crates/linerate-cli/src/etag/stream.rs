@@ -1,0 +1,192 @@
+//! The ETag of an input read once, in order: standard input, a pipe, a
+//! device. Parts are cut as the bytes stream past, one single-stream MD5
+//! per part, so memory stays constant whatever the length.
+//!
+//! Standard input redirected from a regular file has a known length, and
+//! gets the layout the file itself would. Otherwise the length is unknown,
+//! as it is to `aws s3 cp - s3://...`: parts of the part size (8 MiB by
+//! default, never doubled), or one PUT if the input ends below the
+//! threshold.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Seek};
+use std::os::fd::AsFd;
+use std::os::unix::ffi::OsStrExt;
+
+use linerate::Md5;
+
+use super::layout::{Layout, Policy};
+use super::value::Etag;
+use crate::sum::hash::{FileHasher, HashError};
+use crate::sum::progress::Progress;
+
+/// The ETag of `name` (`-`: standard input), read once in order.
+pub fn etag_of_stream(
+    name: &OsStr,
+    policy: &Policy,
+    hasher: &mut FileHasher,
+    progress: &mut Progress,
+) -> Result<Etag, HashError> {
+    let known = if name.as_bytes() == b"-" {
+        stdin_len()
+    } else {
+        None
+    };
+    let mut splitter = match known.map(|len| policy.layout(len)) {
+        Some(Layout::Plain) => Splitter::new(None, 0),
+        Some(Layout::Parts { size, .. }) => Splitter::new(Some(size), 0),
+        None => Splitter::new(policy.stream_part_size(), policy.threshold()),
+    };
+    hasher.absorb_named(name, progress, |data| splitter.absorb(data))?;
+    Ok(splitter.finish())
+}
+
+/// What is left to read of standard input, if it is a regular file.
+fn stdin_len() -> Option<u64> {
+    let mut file = File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
+    let position = file.stream_position().ok()?;
+    Some(meta.len().saturating_sub(position))
+}
+
+/// Cuts a stream into parts and folds their digests.
+pub struct Splitter {
+    /// `None`: one PUT, the plain MD5.
+    part_size: Option<u64>,
+    /// A stream that ends below this many bytes was one PUT after all.
+    threshold: u64,
+    part: Md5,
+    in_part: u64,
+    parts: u64,
+    digests: Md5,
+    total: u64,
+    /// The MD5 of the whole stream, kept while the stream is below the
+    /// threshold and a part is shorter than it.
+    whole: Option<Md5>,
+}
+
+impl Splitter {
+    pub fn new(part_size: Option<u64>, threshold: u64) -> Splitter {
+        let whole_needed = part_size.is_some_and(|size| threshold > size);
+        Splitter {
+            part_size,
+            threshold,
+            part: Md5::new(),
+            in_part: 0,
+            parts: 0,
+            digests: Md5::new(),
+            total: 0,
+            whole: whole_needed.then(Md5::new),
+        }
+    }
+
+    pub fn absorb(&mut self, mut data: &[u8]) {
+        self.total += data.len() as u64;
+        if let Some(whole) = &mut self.whole {
+            whole.update(data);
+            if self.total >= self.threshold {
+                self.whole = None;
+            }
+        }
+        let Some(size) = self.part_size else {
+            self.part.update(data);
+            return;
+        };
+        while !data.is_empty() {
+            let take = (size - self.in_part).min(data.len() as u64) as usize;
+            self.part.update(&data[..take]);
+            self.in_part += take as u64;
+            data = &data[take..];
+            if self.in_part == size {
+                self.digests.update(self.part.finalize_reset());
+                self.parts += 1;
+                self.in_part = 0;
+            }
+        }
+    }
+
+    pub fn finish(mut self) -> Etag {
+        let plain = |digest| Etag {
+            digest,
+            parts: None,
+        };
+        if self.part_size.is_none() || self.total < self.threshold {
+            // Below the threshold with parts at least as long: one part,
+            // whose digest is the plain MD5.
+            return plain(
+                self.whole
+                    .map_or_else(|| self.part.finalize(), Md5::finalize),
+            );
+        }
+        if self.in_part > 0 || self.parts == 0 {
+            self.digests.update(self.part.finalize());
+            self.parts += 1;
+        }
+        Etag {
+            digest: self.digests.finalize(),
+            parts: Some(self.parts),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ETag by definition, from whole slices.
+    fn reference(data: &[u8], size: usize) -> Etag {
+        let mut concat = Vec::new();
+        let mut parts = 0;
+        for part in data.chunks(size) {
+            concat.extend_from_slice(&linerate::md5(part));
+            parts += 1;
+        }
+        if data.is_empty() {
+            concat.extend_from_slice(&linerate::md5(b""));
+            parts = 1;
+        }
+        Etag {
+            digest: linerate::md5(&concat),
+            parts: Some(parts),
+        }
+    }
+
+    fn split(data: &[u8], size: Option<u64>, threshold: u64, piece: usize) -> Etag {
+        let mut splitter = Splitter::new(size, threshold);
+        for chunk in data.chunks(piece) {
+            splitter.absorb(chunk);
+        }
+        splitter.finish()
+    }
+
+    #[test]
+    fn parts_cut_anywhere_in_the_stream() {
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 256) as u8).collect();
+        for len in [0, 1, 99, 100, 101, 1000] {
+            for piece in [1, 7, 100, 4096] {
+                let got = split(&data[..len], Some(100), 0, piece);
+                assert_eq!(got, reference(&data[..len], 100), "{len} {piece}");
+            }
+        }
+    }
+
+    #[test]
+    fn below_the_threshold_it_is_the_plain_md5() {
+        let data = vec![5u8; 1000];
+        let plain = |n: usize| Etag {
+            digest: linerate::md5(&data[..n]),
+            parts: None,
+        };
+        // Threshold above the part size: several parts' worth, still plain.
+        assert_eq!(split(&data[..499], Some(100), 500, 33), plain(499));
+        assert_eq!(
+            split(&data[..500], Some(100), 500, 33),
+            reference(&data[..500], 100)
+        );
+        // Threshold at or below the part size.
+        assert_eq!(split(&data[..99], Some(100), 100, 7), plain(99));
+        assert_eq!(split(&data[..0], Some(100), 100, 7), plain(0));
+        assert_eq!(split(&data, None, 0, 64), plain(1000));
+    }
+}
