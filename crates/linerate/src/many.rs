@@ -5,7 +5,8 @@
 //! so the lanes of one engine call finish together instead of idling behind
 //! the longest message. Each message's whole blocks are read in place; only
 //! its last one or two blocks (tail bytes, 0x80, zeros, bit length) are built
-//! in a scratch buffer.
+//! in a scratch buffer. Rows under 120 bytes (one or two padded blocks) are
+//! copied whole into their scratch, so their group takes one engine call.
 
 use crate::lanes::{LaneState, Lanes, MAX_LANES};
 
