@@ -15,11 +15,16 @@ ensure_commands() {
         esac
     done
     [ ${#missing[@]} -eq 0 ] && return 0
-    echo "setup: installing ${missing[*]}" >&2
+    apt_install "${missing[@]}"
+}
+
+# Installs Debian packages, without questions.
+apt_install() {
+    echo "setup: installing $*" >&2
     local sudo=
     [ "$(id -u)" -ne 0 ] && sudo=sudo
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
 # Rust comes from rustup (Debian's rustc is older than edition 2024 needs).
@@ -33,5 +38,40 @@ ensure_rust() {
     fi
     if command -v rustup >/dev/null 2>&1; then
         rustup component add rustfmt clippy >/dev/null 2>&1 || true
+    fi
+}
+
+# The independent peers of `linerate packets`: Wireshark's dissector
+# (tshark, from Debian) reads linerate's AH headers, and scapy's IPsec
+# (pinned, from PyPI, with the `cryptography` it computes HMACs with) signs
+# and verifies AH against it through scripts/ah_peer.py, from `.venv-peers`
+# at the repository root.
+PEERS_SCAPY=scapy==2.6.1
+PEERS_CRYPTOGRAPHY=cryptography==44.0.2
+ensure_peers() {
+    local root venv sudo=
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    venv="$root/.venv-peers"
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    if ! command -v tshark >/dev/null 2>&1; then
+        # wireshark-common asks whether non-root users may capture; answer
+        # (no) before apt runs so that it never waits for a terminal.
+        echo "wireshark-common wireshark-common/install-setuid boolean false" \
+            | $sudo debconf-set-selections
+    fi
+    ensure_commands tshark:tshark
+    tshark -v >/dev/null 2>&1 || { echo "setup: tshark does not run" >&2; exit 1; }
+    # Debian's python3 makes virtual environments only with python3-venv.
+    python3 -c 'import ensurepip' >/dev/null 2>&1 || apt_install python3-venv
+    if ! "$venv/bin/python" -c "
+import sys, scapy, cryptography
+sys.exit('scapy==' + scapy.VERSION != '$PEERS_SCAPY'
+         or 'cryptography==' + cryptography.__version__ != '$PEERS_CRYPTOGRAPHY')" \
+            >/dev/null 2>&1; then
+        echo "setup: installing $PEERS_SCAPY $PEERS_CRYPTOGRAPHY into $venv" >&2
+        python3 -m venv "$venv" \
+            && "$venv/bin/pip" install -q --disable-pip-version-check \
+                "$PEERS_SCAPY" "$PEERS_CRYPTOGRAPHY" \
+            || { echo "setup: could not install scapy into $venv" >&2; exit 1; }
     fi
 }

@@ -12,6 +12,11 @@ cd "$(dirname "$0")/.."
 # program the UMAC tests compile with cc).
 ensure_commands md5sum:coreutils openssl:openssl python3:python3 cc:gcc \
     /usr/include/nettle/umac.h:nettle-dev
+# tshark and scapy (in .venv-peers) are the peers `linerate packets` is
+# tested against (crates/linerate-cli/tests/packets_peer.rs); installed
+# here, so that those tests fail rather than skip if one is missing.
+ensure_peers
+export LINERATE_PEERS=required
 ensure_rust
 
 echo "== cargo fmt --check"

@@ -12,6 +12,7 @@ pub mod etag;
 pub mod mac;
 pub mod mddriver;
 pub mod output;
+pub mod packets;
 pub mod sum;
 
 /// The name the command uses for itself in messages.
@@ -35,6 +36,9 @@ Commands:
   mac -a ALG (--key-file F | --key-hex HEX) [--nonce-hex HEX] [OPTION]... [FILE]...
                               print or check MACs (HMAC-MD5, HMAC-SHA1, their -96
                               truncations, UMAC-32/64/96/128) in sum's line formats
+  packets sign|verify|bench CAPTURE [OPTION]...
+                              IP Authentication Headers (RFC 4302) on the
+                              packets of a pcap/pcapng capture, and their speed
   help                        this text
 
 Run 'linerate COMMAND --help' (sum, mac, etag, audit, md5, md5p) for a command's options.
@@ -65,6 +69,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Some("audit") => audit::main(rest),
         Some("md5") => mddriver::main(rest),
         Some("md5p") => mddriver::main_md5p(rest),
+        Some("packets") => packets::main(rest),
         Some("help" | "--help" | "-h") => {
             output::print_or_quiet(USAGE.as_bytes());
             ExitCode::SUCCESS

@@ -1,0 +1,298 @@
+//! `linerate packets`'s command lines (sign, verify, bench), parsed with the
+//! getopt rules the other subcommands use ([`crate::sum::getopt`]), and the
+//! key, read and checked with `linerate mac`'s rules ([`crate::mac::key`]).
+
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+use zeroize::Zeroizing;
+
+use super::icv::Alg;
+use crate::mac::algorithm::MacAlgorithm;
+use crate::mac::key::{self, KeySource};
+use crate::sum::getopt::{Getopt, LongOption};
+
+/// What to run.
+pub enum Command {
+    Sign(Sign),
+    Verify(Verify),
+    Bench(Bench),
+    Help,
+}
+
+/// An algorithm and where its key comes from.
+pub struct Keying {
+    pub alg: Alg,
+    pub key: KeySource,
+}
+
+pub struct Sign {
+    pub input: OsString,
+    pub output: OsString,
+    pub spi: u32,
+    pub keying: Keying,
+    pub seq_start: u32,
+}
+
+pub struct Verify {
+    pub input: OsString,
+    pub keying: Keying,
+    pub spi: Option<u32>,
+    pub verbose: bool,
+}
+
+pub struct Bench {
+    pub input: OsString,
+    pub algs: Vec<Alg>,
+    pub jobs: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flag {
+    Help,
+    Verbose,
+    Output,
+    Spi,
+    Alg,
+    KeyFile,
+    KeyHex,
+    SeqStart,
+    Jobs,
+}
+
+const SHORT: &[(u8, Flag)] = &[(b'h', Flag::Help), (b'v', Flag::Verbose)];
+const LONG: &[LongOption<Flag>] = &[
+    LongOption {
+        name: "help",
+        value: Flag::Help,
+    },
+    LongOption {
+        name: "verbose",
+        value: Flag::Verbose,
+    },
+];
+const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[(b'o', Flag::Output), (b'j', Flag::Jobs)];
+const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
+    LongOption {
+        name: "output",
+        value: Flag::Output,
+    },
+    LongOption {
+        name: "spi",
+        value: Flag::Spi,
+    },
+    LongOption {
+        name: "alg",
+        value: Flag::Alg,
+    },
+    LongOption {
+        name: "key-file",
+        value: Flag::KeyFile,
+    },
+    LongOption {
+        name: "key-hex",
+        value: Flag::KeyHex,
+    },
+    LongOption {
+        name: "seq-start",
+        value: Flag::SeqStart,
+    },
+    LongOption {
+        name: "jobs",
+        value: Flag::Jobs,
+    },
+];
+
+/// Everything given, before the subcommand's checks.
+#[derive(Default)]
+struct Given {
+    verbose: bool,
+    output: Option<OsString>,
+    spi: Option<u32>,
+    algs: Vec<Alg>,
+    key_file: Option<OsString>,
+    key_hex: Option<Zeroizing<Vec<u8>>>,
+    seq_start: Option<u32>,
+    jobs: Option<usize>,
+}
+
+/// Parses `sign|verify|bench ARGS...`; the error is a one-line message.
+pub fn parse(args: &[OsString]) -> Result<Command, String> {
+    let Some((sub, rest)) = args.split_first() else {
+        return Err("missing command: give sign, verify or bench".into());
+    };
+    let sub = sub.to_string_lossy().into_owned();
+    if matches!(sub.as_str(), "help" | "--help" | "-h") {
+        return Ok(Command::Help);
+    }
+    if !matches!(sub.as_str(), "sign" | "verify" | "bench") {
+        return Err(format!(
+            "unknown command '{sub}': give sign, verify or bench"
+        ));
+    }
+    let mut given = Given::default();
+    let mut getopt = Getopt::new(rest, SHORT, &[], false)
+        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT)
+        .with_exact_flags(LONG);
+    for found in getopt.by_ref() {
+        let found = found.map_err(|e| String::from_utf8_lossy(&e.message()).into_owned())?;
+        match (found.value, found.argument) {
+            (Flag::Help, _) => return Ok(Command::Help),
+            (Flag::Verbose, _) => given.verbose = true,
+            (flag, Some(argument)) => apply(&mut given, flag, argument)?,
+            (_, None) => return Err("option requires an argument".into()),
+        }
+    }
+    let operands = getopt.into_operands();
+    let input = match operands.as_slice() {
+        [one] => one.clone(),
+        [] => return Err(format!("{sub}: missing input capture")),
+        [_, extra, ..] => {
+            return Err(format!(
+                "{sub}: extra operand '{}'",
+                extra.to_string_lossy()
+            ));
+        }
+    };
+    let refuse = |what: &str, given: bool| {
+        if given {
+            Err(format!("{sub}: {what} is not an option of {sub}"))
+        } else {
+            Ok(())
+        }
+    };
+    match sub.as_str() {
+        "sign" => {
+            refuse("-v", given.verbose)?;
+            refuse("-j", given.jobs.is_some())?;
+            let output = given
+                .output
+                .take()
+                .ok_or("sign: missing -o OUT (the signed capture)")?;
+            let spi = given.spi.ok_or("sign: missing --spi N")?;
+            let seq_start = given.seq_start.unwrap_or(1);
+            let keying = keying(&sub, &mut given)?;
+            Ok(Command::Sign(Sign {
+                input,
+                output,
+                spi,
+                keying,
+                seq_start,
+            }))
+        }
+        "verify" => {
+            refuse("-o", given.output.is_some())?;
+            refuse("--seq-start", given.seq_start.is_some())?;
+            refuse("-j", given.jobs.is_some())?;
+            let keying = keying(&sub, &mut given)?;
+            Ok(Command::Verify(Verify {
+                input,
+                keying,
+                spi: given.spi,
+                verbose: given.verbose,
+            }))
+        }
+        _ => {
+            refuse("-o", given.output.is_some())?;
+            refuse("--seq-start", given.seq_start.is_some())?;
+            refuse("--spi", given.spi.is_some())?;
+            refuse("-v", given.verbose)?;
+            refuse("a key", given.key_file.is_some() || given.key_hex.is_some())?;
+            let mut algs = given.algs;
+            if algs.is_empty() {
+                algs = Alg::ALL.to_vec();
+            }
+            algs.dedup();
+            let jobs = given.jobs.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            Ok(Command::Bench(Bench { input, algs, jobs }))
+        }
+    }
+}
+
+fn apply(given: &mut Given, flag: Flag, argument: OsString) -> Result<(), String> {
+    let text = || argument.to_string_lossy().into_owned();
+    match flag {
+        Flag::Output => given.output = Some(argument),
+        Flag::Spi => {
+            let spi = number(&text(), "--spi")?;
+            if spi == 0 {
+                return Err("--spi: SPI 0 is reserved and never sent (RFC 4302 2.4)".into());
+            }
+            given.spi = Some(spi);
+        }
+        Flag::SeqStart => {
+            let seq = number(&text(), "--seq-start")?;
+            if seq == 0 {
+                return Err("--seq-start: sequence numbers start at 1 (RFC 4302 3.3.2)".into());
+            }
+            given.seq_start = Some(seq);
+        }
+        Flag::Alg => given.algs.push(Alg::from_name(&text())?),
+        Flag::KeyFile => given.key_file = Some(argument),
+        Flag::KeyHex => given.key_hex = Some(Zeroizing::new(argument.into_vec())),
+        Flag::Jobs => {
+            let jobs = text()
+                .parse::<usize>()
+                .ok()
+                .filter(|&j| (1..=1024).contains(&j))
+                .ok_or_else(|| format!("-j: invalid number of threads '{}'", text()))?;
+            given.jobs = Some(jobs);
+        }
+        Flag::Help | Flag::Verbose => {}
+    }
+    Ok(())
+}
+
+/// A 32-bit number in decimal or `0x` hex.
+fn number(text: &str, option: &str) -> Result<u32, String> {
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => text.parse::<u32>(),
+    };
+    parsed.map_err(|_| format!("{option}: '{text}' is not a number from 0 to 4294967295"))
+}
+
+fn keying(sub: &str, given: &mut Given) -> Result<Keying, String> {
+    let alg = match given.algs.as_slice() {
+        [] => return Err(format!("{sub}: missing --alg ALG")),
+        [one] => *one,
+        _ => return Err(format!("{sub}: give --alg once")),
+    };
+    let key = match (given.key_file.take(), given.key_hex.take()) {
+        (Some(path), None) => KeySource::File(path),
+        (None, Some(hex)) => KeySource::Hex(hex),
+        (None, None) => {
+            return Err(format!(
+                "{} needs a key: give --key-file FILE or --key-hex HEX",
+                alg.name()
+            ));
+        }
+        (Some(_), Some(_)) => {
+            return Err("give the key once: --key-file or --key-hex, not both".into());
+        }
+    };
+    Ok(Keying { alg, key })
+}
+
+/// Reads and checks the key with `linerate mac`'s rules: any non-empty key
+/// for the HMACs and keyed MD5, exactly 16 bytes for UMAC.
+pub fn load_key(keying: &Keying) -> Result<Zeroizing<Vec<u8>>, String> {
+    // linerate mac's MACs with the same key rules (and names, but for
+    // keyed MD5, which has HMAC-MD5's rule).
+    let mac = match keying.alg {
+        Alg::HmacMd5_96 => MacAlgorithm::HmacMd5_96,
+        Alg::HmacSha1_96 => MacAlgorithm::HmacSha1_96,
+        Alg::KeyedMd5 => MacAlgorithm::HmacMd5,
+        Alg::Umac64 => MacAlgorithm::Umac64,
+        Alg::Umac96 => MacAlgorithm::Umac96,
+    };
+    key::load_key(mac, &keying.key)
+        .map_err(|m| String::from_utf8_lossy(&m).replace(mac.name(), keying.alg.name()))
+}
+
+/// The operand as bytes, for messages.
+pub fn name_bytes(name: &OsString) -> &[u8] {
+    name.as_bytes()
+}

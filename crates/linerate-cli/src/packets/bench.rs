@@ -1,0 +1,227 @@
+//! `linerate packets bench`: how fast each ICV algorithm authenticates a
+//! capture's packets, on one core and on all, against link rates.
+//!
+//! The capture is read once; for each algorithm the ICV inputs are built
+//! first (what `sign` would MAC: the AH inserted, mutable fields zeroed; or,
+//! for packets that already carry an AH, what `verify` would MAC), so only
+//! the MAC is timed. One core runs the batch path (multi-buffer HMAC-MD5,
+//! the others packet by packet); all cores split the packets into one
+//! contiguous share per thread, each thread with its own copy of the keyed
+//! state (copied, not re-keyed). Each figure is the median of several
+//! repetitions, each long enough to time with `Instant`.
+
+use std::time::{Duration, Instant};
+
+use super::ah;
+use super::capture::{Capture, Item};
+use super::icv::{Alg, Keyed, UMAC_KEY_LEN};
+use super::mutable::icv_input;
+use super::packet::locate;
+use super::report::Reporter;
+use super::sign::{Signed, insert_ah};
+use super::{EXIT_FAILURE, EXIT_SUCCESS};
+
+/// Repetitions per figure (the median is reported).
+const REPETITIONS: usize = 5;
+/// The least time one repetition should take.
+const MIN_REPETITION: Duration = Duration::from_millis(200);
+/// Packets per MAC call.
+const CHUNK: usize = 1024;
+
+/// Link rates in bits per second, with their names: RFC 1810's (TCP and
+/// UDP over ATM on a SPARC-20, the OC-12 ATM line) and today's Ethernet.
+pub const LINK_RATES: [(&str, f64); 8] = [
+    ("100M TCP", 100e6),
+    ("130M UDP", 130e6),
+    ("622M ATM", 622e6),
+    ("1G", 1e9),
+    ("10G", 10e9),
+    ("25G", 25e9),
+    ("100G", 100e9),
+    ("400G", 400e9),
+];
+
+/// The packets of a capture, as bench uses them.
+struct Packets<'a> {
+    /// Each timed packet's located frame.
+    frames: Vec<(super::capture::Packet<'a>, super::packet::Located)>,
+    /// IP packet bytes (before any AH is added), the figure Gb/s counts.
+    ip_bytes: u64,
+    /// Records not timed (no IP, fragments, malformed).
+    others: usize,
+}
+
+fn collect<'a>(capture: Capture<'a>, reporter: &Reporter) -> Packets<'a> {
+    let mut packets = Packets {
+        frames: Vec::new(),
+        ip_bytes: 0,
+        others: 0,
+    };
+    for item in capture {
+        match item {
+            Ok(Item::Packet(p)) => match locate(&p) {
+                Ok(Some(at)) if !at.layout.fragment => {
+                    packets.ip_bytes += at.layout.len as u64;
+                    packets.frames.push((p, at));
+                }
+                _ => packets.others += 1,
+            },
+            Ok(Item::Raw { .. }) => {}
+            Err(e) => {
+                reporter.packet(e.index, &e.message);
+                break;
+            }
+        }
+    }
+    packets
+}
+
+/// The ICV inputs of `packets` under `alg`, with their sequence numbers,
+/// and the IP bytes of the packets they stand for.
+fn inputs(packets: &Packets<'_>, alg: Alg) -> (Vec<Vec<u8>>, Vec<u32>, u64) {
+    let mut inputs = Vec::with_capacity(packets.frames.len());
+    let mut seqs = Vec::with_capacity(packets.frames.len());
+    let mut signed = Signed::default();
+    let mut bytes = 0u64;
+    for (i, (p, at)) in packets.frames.iter().enumerate() {
+        let seq = (i as u32).wrapping_add(1);
+        let layout = &at.layout;
+        let built = match layout.ah_at {
+            Some(ah_at) => {
+                let ip = &p.data[at.ip_at..at.ip_at + layout.len];
+                let mut input = Vec::new();
+                ah::parse(&ip[ah_at..])
+                    .and_then(|h| {
+                        let icv_len = alg.icv_len().min(h.len - ah::FIXED);
+                        icv_input(ip, layout.version, layout.len, ah_at, icv_len, &mut input)
+                    })
+                    .map(|()| input)
+            }
+            None => insert_ah(p.data, at, alg, 0x100, seq, &mut signed)
+                .map(|()| std::mem::take(&mut signed.input)),
+        };
+        if let Ok(input) = built {
+            inputs.push(input);
+            seqs.push(seq);
+            bytes += layout.len as u64;
+        }
+    }
+    (inputs, seqs, bytes)
+}
+
+/// One pass of `keyed` over every input.
+fn pass(keyed: &mut Keyed, inputs: &[&[u8]], seqs: &[u32], tags: &mut [[u8; 16]]) {
+    for (chunk, seq) in inputs.chunks(CHUNK).zip(seqs.chunks(CHUNK)) {
+        keyed.tags(chunk, seq, &mut tags[..chunk.len()]);
+    }
+    std::hint::black_box(&tags[0]);
+}
+
+/// Median seconds per pass over all inputs on `threads` threads.
+fn time(keyed: &Keyed, inputs: &[&[u8]], seqs: &[u32], threads: usize) -> f64 {
+    let share = inputs.len().div_ceil(threads).max(1);
+    let run = |passes: usize| -> Duration {
+        let start = Instant::now();
+        std::thread::scope(|scope| {
+            for (part, seq) in inputs.chunks(share).zip(seqs.chunks(share)) {
+                let mut keyed = keyed.clone();
+                scope.spawn(move || {
+                    let mut tags = vec![[0u8; 16]; CHUNK];
+                    for _ in 0..passes {
+                        pass(&mut keyed, part, seq, &mut tags);
+                    }
+                });
+            }
+        });
+        start.elapsed()
+    };
+    // A warm-up pass also sizes the repetitions.
+    let once = run(1).max(Duration::from_micros(1));
+    let passes = (MIN_REPETITION.as_secs_f64() / once.as_secs_f64()).ceil() as usize;
+    let passes = passes.max(1);
+    let mut times: Vec<f64> = (0..REPETITIONS)
+        .map(|_| run(passes).as_secs_f64() / passes as f64)
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[REPETITIONS / 2]
+}
+
+/// `100M TCP:yes 130M UDP:yes ... 400G:no` for `bits_per_second`.
+pub fn rates_row(bits_per_second: f64) -> String {
+    let marks: Vec<String> = LINK_RATES
+        .iter()
+        .map(|(name, rate)| {
+            let yes = if bits_per_second >= *rate {
+                "yes"
+            } else {
+                "no"
+            };
+            format!("{name}:{yes}")
+        })
+        .collect();
+    marks.join(" ")
+}
+
+/// Runs `bench`; the exit status.
+pub fn run(args: super::args::Bench) -> u8 {
+    let reporter = Reporter::new(&args.input, true);
+    super::with_capture(&args.input, &reporter, |capture| {
+        bench_capture(capture, &args, &reporter)
+    })
+}
+
+/// Times every algorithm of `args` over `capture`.
+fn bench_capture(capture: Capture<'_>, args: &super::args::Bench, reporter: &Reporter) -> u8 {
+    let packets = collect(capture, reporter);
+    if packets.frames.is_empty() {
+        reporter.error("no whole, unfragmented IP packets to time");
+        return EXIT_FAILURE;
+    }
+    let n = packets.frames.len();
+    reporter.summary(&format!(
+        "{n} IP packets, {} bytes (mean {:.0}); {} other records not timed; \
+         median of {REPETITIONS} repetitions",
+        packets.ip_bytes,
+        packets.ip_bytes as f64 / n as f64,
+        packets.others
+    ));
+    reporter.summary(&format!(
+        "{:<13} {:>7} {:>12} {:>9}  keeps up with",
+        "alg", "threads", "packets/s", "Gb/s"
+    ));
+    // A fixed key: the figures do not depend on it.
+    let key: Vec<u8> = (1..=UMAC_KEY_LEN as u8).collect();
+    for &alg in &args.algs {
+        let (inputs, seqs, ip_bytes) = inputs(&packets, alg);
+        let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+        let keyed = Keyed::new(alg, &key);
+        let mut threads = vec![1];
+        if args.jobs > 1 {
+            threads.push(args.jobs);
+        }
+        for t in threads {
+            let seconds = time(&keyed, &refs, &seqs, t);
+            let pps = refs.len() as f64 / seconds;
+            let bits = ip_bytes as f64 * 8.0 / seconds;
+            reporter.summary(&format!(
+                "{:<13} {t:>7} {pps:>12.0} {:>9.2}  {}",
+                alg.name(),
+                bits / 1e9,
+                rates_row(bits)
+            ));
+        }
+    }
+    EXIT_SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        let row = rates_row(10e9);
+        assert!(row.starts_with("100M TCP:yes 130M UDP:yes 622M ATM:yes 1G:yes 10G:yes 25G:no"));
+        assert!(row.ends_with("400G:no"));
+    }
+}

@@ -1,0 +1,102 @@
+//! Why a packet was not signed or verified: a kind, counted in the summary
+//! line, and a message, reported with the packet's index.
+
+use std::collections::BTreeMap;
+
+/// What went wrong with a packet, as the summary counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// The frame carries no IP packet (ARP, another ethertype).
+    NotIp,
+    /// An IPv4 fragment or an IPv6 packet with a Fragment header.
+    Fragment,
+    /// Headers cut short, lengths pointing past the data.
+    Truncated,
+    /// Inconsistent headers.
+    Malformed,
+    /// Captured shorter than it was on the wire.
+    SnapCut,
+    /// A link type this tool does not read.
+    LinkType,
+    /// `sign` met a packet that already carries an AH.
+    AlreadyAh,
+    /// Valid, but outside what this tool handles (jumbograms, routing types).
+    Unsupported,
+    /// The capture file itself ends or breaks inside a record.
+    Capture,
+}
+
+impl Kind {
+    /// The summary's word for it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::NotIp => "not IP",
+            Kind::Fragment => "fragment",
+            Kind::Truncated => "truncated",
+            Kind::Malformed => "malformed",
+            Kind::SnapCut => "cut at snap length",
+            Kind::LinkType => "link type",
+            Kind::AlreadyAh => "already AH",
+            Kind::Unsupported => "unsupported",
+            Kind::Capture => "capture error",
+        }
+    }
+}
+
+/// A packet's problem: its kind and a one-line message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub kind: Kind,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Problem {
+        Problem {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub fn truncated(message: impl Into<String>) -> Problem {
+        Problem::new(Kind::Truncated, message)
+    }
+
+    pub fn malformed(message: impl Into<String>) -> Problem {
+        Problem::new(Kind::Malformed, message)
+    }
+
+    pub fn link(message: impl Into<String>) -> Problem {
+        Problem::new(Kind::LinkType, message)
+    }
+
+    pub fn unsupported(message: impl Into<String>) -> Problem {
+        Problem::new(Kind::Unsupported, message)
+    }
+}
+
+/// Problems counted by kind, for the summary line.
+#[derive(Default, Debug)]
+pub struct Tally {
+    counts: BTreeMap<Kind, usize>,
+}
+
+impl Tally {
+    pub fn add(&mut self, kind: Kind) {
+        *self.counts.entry(kind).or_default() += 1;
+    }
+
+    pub fn total(&self) -> usize {
+        self.counts.values().sum()
+    }
+
+    /// `1 not IP, 2 fragment`, in a fixed order.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(kind, n)| format!("{n} {}", kind.label()))
+            .collect();
+        parts.join(", ")
+    }
+}

@@ -1,0 +1,43 @@
+//! Fuzzes the capture reader and everything a packet goes through: link
+//! layer, IP headers, AH insertion and the ICV input's zeroing. Any input
+//! must be read without a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use linerate_cli::packets::ah;
+use linerate_cli::packets::capture::{Capture, Item};
+use linerate_cli::packets::icv::Alg;
+use linerate_cli::packets::mutable::icv_input;
+use linerate_cli::packets::packet::locate;
+use linerate_cli::packets::sign::{Signed, insert_ah};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(capture) = Capture::open(data) else {
+        return;
+    };
+    let mut signed = Signed::default();
+    let mut input = Vec::new();
+    for item in capture {
+        let Ok(Item::Packet(p)) = item else {
+            continue;
+        };
+        let Ok(Some(at)) = locate(&p) else {
+            continue;
+        };
+        let layout = at.layout;
+        if let Some(ah_at) = layout.ah_at {
+            let ip = &p.data[at.ip_at..at.ip_at + layout.len];
+            if let Ok(h) = ah::parse(&ip[ah_at..]) {
+                let _ = icv_input(
+                    ip,
+                    layout.version,
+                    layout.len,
+                    ah_at,
+                    h.len - ah::FIXED,
+                    &mut input,
+                );
+            }
+        }
+        let _ = insert_ah(p.data, &at, Alg::KeyedMd5, 0x100, 1, &mut signed);
+    }
+});
