@@ -24,6 +24,9 @@ use crate::md5::reference::T;
 use core::arch::asm;
 use core::arch::x86_64::*;
 
+/// How many blocks ahead one set prefetches.
+const PREFETCH: usize = 4;
+
 /// The 64 steps, one macro per round of 16 (the drivers put the next
 /// block's transposition between rounds): registers (a, b, c, d) in their
 /// rotation, the `vpternlogd` truth table of F/G/H/I for operands (d, b, c),
@@ -315,6 +318,15 @@ unsafe fn compress_one_set(
         // One set's next block is transposed in one piece after round 2:
         // loading its rows a round early measured no better (unlike two
         // sets).
+        // Each lane's block PREFETCH blocks ahead is prefetched: MD5-P/16
+        // streams its message from memory through this path, 16 % faster so
+        // in an A/B run. A prefetch is a hint that never faults, so it may
+        // point past the end. (Two sets measured 1 % slower with it, their
+        // data being mostly in cache.)
+        for lane in 0..16 {
+            let ahead = ptrs[lane].wrapping_add(strides[lane] * PREFETCH);
+            _mm_prefetch::<_MM_HINT_T0>(ahead as *const i8);
+        }
         rounds!(round1);
         rounds!(round2);
         if more {
