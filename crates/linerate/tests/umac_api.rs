@@ -294,3 +294,31 @@ fn linerate_nh_backend_env_forces_the_backend() {
         "{err}"
     );
 }
+
+#[test]
+fn tag_many_equals_one_tag_at_a_time() {
+    let mut rng = Rng::new(9);
+    for bits in TagBits::ALL {
+        let key = rng.key();
+        let msgs: Vec<Vec<u8>> = (0..40).map(|i| rng.bytes(i * 97 % 3000)).collect();
+        let nonces: Vec<[u8; 8]> = (0..40u64).map(|i| (1000 + i * 3).to_be_bytes()).collect();
+        let msg_refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+        let nonce_refs: Vec<&[u8]> = nonces.iter().map(|n| &n[..]).collect();
+        let mut batch = Umac::new(&key, bits);
+        let mut tags = Vec::new();
+        batch.tag_many(&msg_refs, &nonce_refs, &mut tags).unwrap();
+        let mut single = Umac::new(&key, bits);
+        assert_eq!(tags.len(), msgs.len());
+        for ((msg, nonce), tag) in msgs.iter().zip(&nonces).zip(&tags) {
+            assert_eq!(*tag, single.tag(msg, nonce).unwrap(), "{bits:?}");
+        }
+        // A bad nonce stops the batch with the tags before it kept.
+        let mut bad = nonce_refs.clone();
+        bad[5] = &[];
+        assert_eq!(
+            batch.tag_many(&msg_refs, &bad, &mut tags),
+            Err(UmacError::NonceLength(0))
+        );
+        assert_eq!(tags.len(), 5);
+    }
+}

@@ -143,13 +143,15 @@ impl Keyed {
                 }
             }
             Keyed::Umac(umac) => {
-                for ((input, seq), tag) in inputs.iter().zip(seqs).zip(out.iter_mut()) {
-                    // Without extended sequence numbers the high 32 bits
-                    // are zero.
-                    let nonce = u64::from(*seq).to_be_bytes();
-                    if let Ok(t) = umac.tag(input, &nonce) {
-                        let bytes = t.as_bytes();
-                        tag[..bytes.len()].copy_from_slice(bytes);
+                // Without extended sequence numbers the high 32 bits of the
+                // nonce are zero.
+                let nonces: Vec<[u8; 8]> =
+                    seqs.iter().map(|s| u64::from(*s).to_be_bytes()).collect();
+                let nonces: Vec<&[u8]> = nonces.iter().map(|n| &n[..]).collect();
+                let mut tags = Vec::new();
+                if umac.tag_many(inputs, &nonces, &mut tags).is_ok() {
+                    for (tag, t) in out.iter_mut().zip(&tags) {
+                        tag[..t.len()].copy_from_slice(t);
                     }
                 }
             }
