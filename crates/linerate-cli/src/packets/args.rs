@@ -98,7 +98,7 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
         value: Flag::SeqStart,
     },
     LongOption {
-        name: "jobs",
+        name: "threads",
         value: Flag::Jobs,
     },
 ];
@@ -203,9 +203,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
                 algs = Alg::ALL.to_vec();
             }
             algs.dedup();
-            let jobs = given.jobs.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-            });
+            let jobs = given.jobs.unwrap_or_else(crate::sum::args::default_threads);
             Ok(Command::Bench(Bench { input, algs, jobs }))
         }
     }
@@ -233,12 +231,7 @@ fn apply(given: &mut Given, flag: Flag, argument: OsString) -> Result<(), String
         Flag::KeyFile => given.key_file = Some(argument),
         Flag::KeyHex => given.key_hex = Some(Zeroizing::new(argument.into_vec())),
         Flag::Jobs => {
-            let jobs = text()
-                .parse::<usize>()
-                .ok()
-                .filter(|&j| (1..=1024).contains(&j))
-                .ok_or_else(|| format!("-j: invalid number of threads '{}'", text()))?;
-            given.jobs = Some(jobs);
+            given.jobs = Some(crate::sum::args::parse_threads(argument.as_bytes())?);
         }
         Flag::Help | Flag::Verbose => {}
     }
