@@ -253,6 +253,17 @@ fn transpose(r: [__m512i; 16], words: &mut [__m512i; 16]) {
     }
 }
 
+/// The double buffer's halves for block `k`: the one its steps read and the
+/// one block `k + 1` is transposed into.
+fn current_and_next<T>(w: &mut [T; 2], k: usize) -> (&T, &mut T) {
+    let [even, odd] = w;
+    if k.is_multiple_of(2) {
+        (even, odd)
+    } else {
+        (odd, even)
+    }
+}
+
 /// Loads word `w` of lanes `16 * set ..` from `state`.
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -290,13 +301,7 @@ unsafe fn compress_one_set(
     }
     for k in 0..nblocks {
         let more = k + 1 < nblocks;
-        let (cur, next) = if k % 2 == 0 {
-            let (x, y) = w.split_at_mut(1);
-            (&x[0], &mut y[0])
-        } else {
-            let (x, y) = w.split_at_mut(1);
-            (&y[0], &mut x[0])
-        };
+        let (cur, next) = current_and_next(&mut w, k);
         let saved = [a0, b0, c0, d0];
         macro_rules! rounds {
             ($round:ident) => {
@@ -366,13 +371,7 @@ unsafe fn compress_two_sets(
     }
     for k in 0..nblocks {
         let more = k + 1 < nblocks;
-        let (cur, next) = if k % 2 == 0 {
-            let (x, y) = w.split_at_mut(1);
-            (&x[0], &mut y[0])
-        } else {
-            let (x, y) = w.split_at_mut(1);
-            (&y[0], &mut x[0])
-        };
+        let (cur, next) = current_and_next(&mut w, k);
         let saved = [a0, b0, c0, d0, a1, b1, c1, d1];
         // The next block's transposes sit between rounds, as in isa-l's
         // kernels, so their shuffles share port 5 with the steps evenly.
