@@ -698,3 +698,150 @@ fn fuzz_regressions() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+/// A run's exit status, standard output and standard error.
+type Run = (i32, String, String);
+
+/// Runs linerate with `LINERATE_PACKETS_CHUNK` (the read buffer's size) set
+/// to `chunk`, or unset: (status, stdout, stderr).
+fn linerate_chunked(chunk: Option<usize>, args: &[&str]) -> Run {
+    let mut command = std::process::Command::new(LINERATE);
+    command.args(args).env_remove("LINERATE_PACKETS_CHUNK");
+    if let Some(n) = chunk {
+        command.env("LINERATE_PACKETS_CHUNK", n.to_string());
+    }
+    let out = command.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Signs `input` into `output` and verifies the result, reading with a
+/// buffer of `chunk` bytes: the two runs' statuses and messages, and the
+/// signed capture.
+fn sign_and_verify_chunked(input: &str, output: &str, chunk: Option<usize>) -> (Run, Run, Vec<u8>) {
+    let keying = ["--alg", "hmac-md5-96", "--key-hex", KEY_HEX];
+    let sign = ["packets", "sign", input, "-o", output, "--spi", "0x1000"];
+    let signed = linerate_chunked(chunk, &[&sign[..], &keying].concat());
+    let bytes = std::fs::read(output).unwrap_or_default();
+    let verify = ["packets", "verify", output, "-v"];
+    let verified = linerate_chunked(chunk, &[&verify[..], &keying].concat());
+    // Verify's messages name its input, which differs between runs.
+    let verified = (verified.0, verified.1, verified.2.replace(output, "OUT"));
+    (signed, verified, bytes)
+}
+
+/// Captures whose records are cut by the end of the read buffer, at every
+/// place: tiny buffers must give the output, the messages (packet indices
+/// included) and the exit statuses of a buffer that holds the whole file
+/// (the default for these small files, which the tests above check against
+/// independent readings). The bad captures end in a truncated record, a
+/// block whose two lengths differ, a block cut short, or hold a block too
+/// short for its type.
+#[test]
+fn records_cut_by_the_read_buffer_change_nothing() {
+    let dir = tmp();
+    let mut files: Vec<(String, Vec<u8>)> = containers()
+        .into_iter()
+        .map(|(name, _, file)| (name.to_string(), file))
+        .collect();
+    let good = ipv4(17, &[], &udp(b"payload"), 0, 64, 0);
+    let mut recs = vec![Rec::new(1, frame(Link::Ethernet, &good)); 4];
+    recs[1].orig_len += 100;
+    let mut cut = pcap(&recs, true, false);
+    cut.truncate(cut.len() - 10);
+    files.push(("pcap-truncated".into(), cut));
+    let mut cut_ng = pcapng(&recs, false, &[]);
+    cut_ng.truncate(cut_ng.len() - 6);
+    files.push(("pcapng-truncated".into(), cut_ng));
+    let mut corrupt = pcapng(&recs, false, &[]);
+    let n = corrupt.len();
+    corrupt[n - 4] ^= 4;
+    files.push(("pcapng-corrupt".into(), corrupt));
+    // An enhanced packet block of 12 bytes (its framing whole, too short
+    // for its fields) after the headers, before the first packet (while the
+    // tiny buffers are still small).
+    let whole = pcapng(&recs, false, &[]);
+    let per = whole.len() - pcapng(&recs[..3], false, &[]).len();
+    let mut short = whole[..whole.len() - 4 * per].to_vec();
+    short.extend_from_slice(&[6, 0, 0, 0, 12, 0, 0, 0, 12, 0, 0, 0]);
+    short.extend_from_slice(&whole[whole.len() - 4 * per..]);
+    files.push(("pcapng-short-block".into(), short));
+    for (name, file) in files {
+        let input = write(dir.path(), &format!("{name}.in"), &file);
+        let whole_out = dir.path().join(format!("{name}.whole"));
+        let whole = sign_and_verify_chunked(&input, whole_out.to_str().unwrap(), None);
+        assert!(!whole.2.is_empty(), "{name}: {:?}", whole.0);
+        for chunk in [1, 2, 3, 5, 16, 61, 200, 1000] {
+            let out = dir.path().join(format!("{name}.{chunk}"));
+            let got = sign_and_verify_chunked(&input, out.to_str().unwrap(), Some(chunk));
+            assert_eq!(got.0, whole.0, "{name}, chunk {chunk}: sign");
+            assert_eq!(got.1, whole.1, "{name}, chunk {chunk}: verify");
+            assert!(got.2 == whole.2, "{name}, chunk {chunk}: signed capture");
+        }
+    }
+}
+
+/// A capture larger than the default read buffer (1 MiB), read with it:
+/// a snap-cut record straddles the buffer's end, and the file ends inside
+/// a record. Each is reported with its packet index, as with a buffer that
+/// holds the whole file, and the output is the same.
+#[test]
+fn captures_larger_than_the_read_buffer() {
+    const CHUNK: usize = 1 << 20;
+    let dir = tmp();
+    let payload = vec![0x5a; 1400];
+    let good = frame(Link::Ethernet, &ipv4(17, &[], &udp(&payload), 0, 64, 0));
+    let count = 1000;
+    for container in ["pcap", "pcapng"] {
+        let mut recs = vec![Rec::new(1, good.clone()); count];
+        let build = |recs: &[Rec]| match container {
+            "pcap" => pcap(recs, false, false),
+            _ => pcapng(recs, false, &[]),
+        };
+        // The headers' length, and each record's.
+        let per = build(&recs[..2]).len() - build(&recs[..1]).len();
+        let start = build(&recs[..1]).len() - per;
+        // The record that holds the buffer's last byte (index from 1).
+        let straddling = (CHUNK - start) / per + 1;
+        assert!((CHUNK - start) % per > 16);
+        recs[straddling - 1].orig_len += 100;
+        let mut file = build(&recs);
+        assert_eq!(file.len(), start + count * per);
+        file.truncate(file.len() - 10);
+        let input = write(dir.path(), &format!("big.{container}"), &file);
+        let out = dir.path().join(format!("big-out.{container}"));
+        let out = out.to_str().unwrap();
+        let (sign, verify, bytes) = sign_and_verify_chunked(&input, out, None);
+        assert_eq!(sign.0, 1, "{}", sign.2);
+        assert_eq!(
+            sign.1.trim(),
+            format!(
+                "{count} packets: {} signed, 2 skipped (1 cut at snap length, 1 capture error)",
+                count - 2
+            )
+        );
+        let snap = format!("linerate: {input}: packet {straddling}: cut at snap length");
+        let truncated = format!("linerate: {input}: packet {count}: truncated capture");
+        assert!(sign.2.contains(&snap), "{}", sign.2);
+        assert!(sign.2.contains(&truncated), "{}", sign.2);
+        assert_eq!(read_capture(&bytes).len(), count - 1);
+        assert_eq!(verify.0, 1, "{}", verify.2);
+        assert_eq!(
+            verify.1.trim(),
+            format!(
+                "{} packets: {} verified, 0 bad ICV, 0 not AH, 1 malformed",
+                count - 1,
+                count - 2
+            )
+        );
+        // The whole file in one buffer.
+        let whole_out = dir.path().join(format!("big-whole.{container}"));
+        let whole = sign_and_verify_chunked(&input, whole_out.to_str().unwrap(), Some(4 * CHUNK));
+        assert_eq!(whole.0, sign, "{container}");
+        assert_eq!(whole.1, verify, "{container}");
+        assert!(whole.2 == bytes, "{container}: signed capture");
+    }
+}

@@ -1,9 +1,13 @@
-//! Reading a capture file held in memory: pcap (either byte order, micro-
-//! or nanosecond timestamps) and pcapng (section headers of either byte
-//! order, interface descriptions, enhanced and simple packet blocks), on
-//! `pcap-parser`'s record and block parsers.
+//! Reading a capture: pcap (either byte order, micro- or nanosecond
+//! timestamps) and pcapng (section headers of either byte order, interface
+//! descriptions, enhanced and simple packet blocks), on `pcap-parser`'s
+//! record and block parsers.
 //!
-//! The reader yields every record in file order: the file and section
+//! [`Parser`] reads record after record from whatever bytes it is given,
+//! and says how many bytes the next record needs ([`Parser::needed`]), so
+//! that [`super::stream`] can feed it a file chunk by chunk; [`Capture`]
+//! feeds it a capture held in memory whole. Either yields every record in
+//! file order: the file and section
 //! headers and blocks without packets as raw bytes (so that `sign` copies
 //! them unchanged), packets with their link type and what their record
 //! needs to be written again with other data ([`Record`]). The first record
@@ -109,12 +113,13 @@ pub enum Item<'a> {
     Packet(Packet<'a>),
 }
 
-/// A capture in memory, iterated record by record.
-pub struct Capture<'a> {
+/// The state of reading a capture: the container, the interfaces seen,
+/// the packets counted. It holds no bytes: each call is given the rest of
+/// the file, or as much of it as [`Parser::needed`] asks for.
+pub struct Parser {
     format: Format,
-    rest: &'a [u8],
-    /// The pcap file header, yielded first.
-    header: Option<&'a [u8]>,
+    /// The pcap file header (24 bytes) is still to be yielded.
+    header: bool,
     /// pcap: the file's link type; pcapng: each interface's in this section.
     interfaces: Vec<u16>,
     big_endian: bool,
@@ -122,23 +127,37 @@ pub struct Capture<'a> {
     failed: bool,
 }
 
-const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+/// The next item of a parse, or `None` at the end (or after an error).
+type Next<'a> = Option<Result<Item<'a>, CaptureError>>;
 
-impl<'a> Capture<'a> {
-    /// Recognises the container and reads the pcap file header.
-    pub fn open(data: &'a [u8]) -> Result<Capture<'a>, OpenError> {
-        if data.starts_with(&PCAPNG_MAGIC) {
-            return Ok(Capture {
-                format: Format::PcapNg,
-                rest: data,
-                header: None,
-                interfaces: Vec::new(),
-                big_endian: false,
-                packets: 0,
-                failed: false,
-            });
+const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+const PCAP_HEADER: usize = 24;
+const PCAP_RECORD_HEADER: usize = 16;
+/// The bytes of a pcapng block that tell its length (a section header's
+/// byte order is in the third word).
+const PCAPNG_FRAMING: usize = 12;
+/// The most bytes `pcap-parser` reads of a pcapng block before checking
+/// that the block is that long (an enhanced packet block's fixed part): it
+/// finds a block too short for its type only if it is given that many.
+const PCAPNG_LONGEST_FIXED: usize = 32;
+
+impl Parser {
+    /// Recognises the container from the start of the file (all of it, or
+    /// at least the pcap file header's 24 bytes) and checks the pcap file
+    /// header.
+    pub fn open(start: &[u8]) -> Result<Parser, OpenError> {
+        let mut parser = Parser {
+            format: Format::PcapNg,
+            header: false,
+            interfaces: Vec::new(),
+            big_endian: false,
+            packets: 0,
+            failed: false,
+        };
+        if start.starts_with(&PCAPNG_MAGIC) {
+            return Ok(parser);
         }
-        let magic = data
+        let magic = start
             .get(..4)
             .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
         let known = [0xa1b2_c3d4, 0xa1b2_3c4d, 0xd4c3_b2a1, 0x4d3c_b2a1];
@@ -149,26 +168,82 @@ impl<'a> Capture<'a> {
             Some(m) if known.contains(&m) => {}
             _ => return Err(OpenError::NotACapture),
         }
-        let (rest, header) =
-            parse_pcap_header(data).map_err(|_| OpenError::BadHeader("cut short"))?;
-        let big_endian = header.is_bigendian();
-        let link = u16::try_from(header.network.0).ok();
-        Ok(Capture {
-            format: Format::Pcap { big_endian },
-            rest,
-            header: Some(&data[..24]),
-            interfaces: link.into_iter().collect(),
-            big_endian,
-            packets: 0,
-            failed: false,
-        })
+        let (_, header) =
+            parse_pcap_header(start).map_err(|_| OpenError::BadHeader("cut short"))?;
+        parser.big_endian = header.is_bigendian();
+        parser.format = Format::Pcap {
+            big_endian: parser.big_endian,
+        };
+        parser.header = true;
+        parser.interfaces = u16::try_from(header.network.0).ok().into_iter().collect();
+        Ok(parser)
     }
 
     pub fn format(&self) -> Format {
         self.format
     }
 
-    fn fail(&mut self, message: String) -> Option<Result<Item<'a>, CaptureError>> {
+    /// Whether an error ended the capture.
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// How many bytes from the start of `rest` the next record needs to be
+    /// read whole (at least 1): more than `rest.len()` means that, unless
+    /// the file ends there, the caller must come back with more. Given at
+    /// least that many bytes, [`Parser::next`] reads the same record (or
+    /// finds the same fault) as it would with the whole rest of the file.
+    pub fn needed(&self, rest: &[u8]) -> usize {
+        if self.header {
+            return PCAP_HEADER;
+        }
+        match self.format {
+            Format::Pcap { .. } => match rest.get(8..12) {
+                Some(caplen) => PCAP_RECORD_HEADER + u32_from(caplen, self.big_endian) as usize,
+                None => PCAP_RECORD_HEADER,
+            },
+            Format::PcapNg => {
+                let Some(head) = rest.get(..PCAPNG_FRAMING) else {
+                    return PCAPNG_LONGEST_FIXED;
+                };
+                // A section header gives its own byte order; any other
+                // block is in its section's.
+                let be = if head.starts_with(&PCAPNG_MAGIC) {
+                    head[8..12] == [0x1a, 0x2b, 0x3c, 0x4d]
+                } else {
+                    self.big_endian
+                };
+                (u32_from(&head[4..8], be) as usize).max(PCAPNG_LONGEST_FIXED)
+            }
+        }
+    }
+
+    /// The next item from `rest` (the rest of the file, or at least
+    /// [`Parser::needed`] bytes of it), advancing `rest` past it.
+    pub fn next<'a>(&mut self, rest: &mut &'a [u8]) -> Next<'a> {
+        if self.failed {
+            return None;
+        }
+        if self.header {
+            self.header = false;
+            let (header, after) = rest.split_at(PCAP_HEADER.min(rest.len()));
+            *rest = after;
+            return Some(Ok(Item::Raw {
+                bytes: header,
+                kind: RawKind::PcapHeader,
+                big_endian: self.big_endian,
+            }));
+        }
+        if rest.is_empty() {
+            return None;
+        }
+        match self.format {
+            Format::Pcap { .. } => self.next_pcap(rest),
+            Format::PcapNg => self.next_pcapng(rest),
+        }
+    }
+
+    fn fail<'a>(&mut self, message: String) -> Next<'a> {
         self.failed = true;
         Some(Err(CaptureError {
             index: self.packets + 1,
@@ -176,18 +251,15 @@ impl<'a> Capture<'a> {
         }))
     }
 
-    fn next_pcap(&mut self) -> Option<Result<Item<'a>, CaptureError>> {
-        if self.rest.is_empty() {
-            return None;
-        }
+    fn next_pcap<'a>(&mut self, rest: &mut &'a [u8]) -> Next<'a> {
         let parsed = if self.big_endian {
-            parse_pcap_frame_be(self.rest)
+            parse_pcap_frame_be(rest)
         } else {
-            parse_pcap_frame(self.rest)
+            parse_pcap_frame(rest)
         };
         match parsed {
-            Ok((rest, frame)) => {
-                self.rest = rest;
+            Ok((after, frame)) => {
+                *rest = after;
                 self.packets += 1;
                 Some(Ok(Item::Packet(Packet {
                     index: self.packets,
@@ -201,7 +273,7 @@ impl<'a> Capture<'a> {
                 })))
             }
             Err(e) => {
-                let left = self.rest.len();
+                let left = rest.len();
                 self.fail(format!(
                     "truncated capture: {} ({left} bytes left in the file)",
                     describe(&e)
@@ -210,11 +282,8 @@ impl<'a> Capture<'a> {
         }
     }
 
-    fn next_pcapng(&mut self) -> Option<Result<Item<'a>, CaptureError>> {
-        if self.rest.is_empty() {
-            return None;
-        }
-        let input = self.rest;
+    fn next_pcapng<'a>(&mut self, rest: &mut &'a [u8]) -> Next<'a> {
+        let input = *rest;
         let parsed =
             if input.starts_with(&PCAPNG_MAGIC) {
                 parse_sectionheaderblock(input).map(|(r, b)| (r, Block::SectionHeader(b)))
@@ -245,7 +314,7 @@ impl<'a> Capture<'a> {
                     }
                     _ => {
                         let len = self.block_len(input);
-                        self.rest = &input[len..];
+                        *rest = &input[len..];
                         return Some(Ok(Item::Raw {
                             bytes: &input[..len],
                             kind: RawKind::Other,
@@ -254,7 +323,7 @@ impl<'a> Capture<'a> {
                     }
                 }
             };
-        let (rest, block) = match parsed {
+        let (after, block) = match parsed {
             Ok(ok) => ok,
             Err(e) => {
                 let what = match e {
@@ -264,14 +333,12 @@ impl<'a> Capture<'a> {
                 return self.fail(format!("{what}: {}", describe(&e)));
             }
         };
-        let bytes = &input[..input.len() - rest.len()];
-        self.rest = rest;
-        let raw = |kind| {
-            Some(Ok(Item::Raw {
-                bytes,
-                kind,
-                big_endian: false,
-            }))
+        let bytes = &input[..input.len() - after.len()];
+        *rest = after;
+        let raw = |kind| Item::Raw {
+            bytes,
+            kind,
+            big_endian: self.big_endian,
         };
         match block {
             Block::SectionHeader(shb) => {
@@ -284,9 +351,9 @@ impl<'a> Capture<'a> {
                 }))
             }
             Block::InterfaceDescription(idb) => {
-                self.interfaces.push(idb.linktype.0 as u16);
                 let item = raw(RawKind::Interface);
-                self.with_order(item)
+                self.interfaces.push(idb.linktype.0 as u16);
+                Some(Ok(item))
             }
             Block::EnhancedPacket(epb) => {
                 self.packets += 1;
@@ -320,20 +387,12 @@ impl<'a> Capture<'a> {
                     record: Record::Simple,
                 })))
             }
-            _ => {
-                let item = raw(RawKind::Other);
-                self.with_order(item)
-            }
+            _ => Some(Ok(raw(RawKind::Other))),
         }
     }
 
     fn u32_at(&self, b: &[u8], at: usize) -> u32 {
-        let a = [b[at], b[at + 1], b[at + 2], b[at + 3]];
-        if self.big_endian {
-            u32::from_be_bytes(a)
-        } else {
-            u32::from_le_bytes(a)
-        }
+        u32_from(&b[at..at + 4], self.big_endian)
     }
 
     fn block_len(&self, input: &[u8]) -> usize {
@@ -364,20 +423,25 @@ impl<'a> Capture<'a> {
         }
         Ok(self.u32_at(input, 0))
     }
+}
 
-    /// Stamps a raw item with the section's byte order.
-    fn with_order(
-        &self,
-        item: Option<Result<Item<'a>, CaptureError>>,
-    ) -> Option<Result<Item<'a>, CaptureError>> {
-        match item {
-            Some(Ok(Item::Raw { bytes, kind, .. })) => Some(Ok(Item::Raw {
-                bytes,
-                kind,
-                big_endian: self.big_endian,
-            })),
-            other => other,
-        }
+/// A capture held in memory whole, iterated record by record.
+pub struct Capture<'a> {
+    parser: Parser,
+    rest: &'a [u8],
+}
+
+impl<'a> Capture<'a> {
+    /// Recognises the container and reads the pcap file header.
+    pub fn open(data: &'a [u8]) -> Result<Capture<'a>, OpenError> {
+        Ok(Capture {
+            parser: Parser::open(data)?,
+            rest: data,
+        })
+    }
+
+    pub fn format(&self) -> Format {
+        self.parser.format()
     }
 }
 
@@ -385,20 +449,7 @@ impl<'a> Iterator for Capture<'a> {
     type Item = Result<Item<'a>, CaptureError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        if let Some(header) = self.header.take() {
-            return Some(Ok(Item::Raw {
-                bytes: header,
-                kind: RawKind::PcapHeader,
-                big_endian: self.big_endian,
-            }));
-        }
-        match self.format {
-            Format::Pcap { .. } => self.next_pcap(),
-            Format::PcapNg => self.next_pcapng(),
-        }
+        self.parser.next(&mut self.rest)
     }
 }
 
@@ -416,5 +467,15 @@ fn describe(e: &nom::Err<PcapError<&[u8]>>) -> String {
             PcapError::Incomplete(n) => format!("{n} more bytes needed"),
             _ => "invalid record".to_string(),
         },
+    }
+}
+
+/// The 4 bytes at the start of `b` as a number in the given byte order.
+pub fn u32_from(b: &[u8], big_endian: bool) -> u32 {
+    let a = [b[0], b[1], b[2], b[3]];
+    if big_endian {
+        u32::from_be_bytes(a)
+    } else {
+        u32::from_le_bytes(a)
     }
 }

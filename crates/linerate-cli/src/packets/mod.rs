@@ -4,13 +4,15 @@
 //! the link rates of RFC 1810's speed lab and today's.
 //!
 //! - [`args`]: command lines and keys; [`capture`] and [`write`]: pcap and
-//!   pcapng in and out; [`link`]: link layers; [`ip`]: IPv4/IPv6 headers;
-//!   [`mutable`]: the ICV input (mutable fields zeroed); [`ah`]: the header
+//!   pcapng in and out, [`stream`]: reading them chunk by chunk; [`link`]:
+//!   link layers; [`ip`]: IPv4/IPv6 headers; [`mutable`]: the ICV input (mutable fields zeroed); [`ah`]: the header
 //!   itself; [`icv`]: the keyed ICV algorithms; [`packet`]: a frame's IP
 //!   packet located; [`problem`] and [`report`]: what went wrong, and saying
 //!   so; [`sign`], [`verify`], [`bench`]: the commands.
 //!
-//! Captures are read into memory whole (bench needs them there anyway).
+//! `sign` and `verify` read their capture chunk by chunk ([`stream`]), in
+//! bounded memory; `bench` reads it into memory whole (it times the
+//! algorithms over all of it).
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -27,6 +29,7 @@ pub mod packet;
 pub mod problem;
 pub mod report;
 pub mod sign;
+pub mod stream;
 pub mod verify;
 pub mod write;
 
@@ -94,7 +97,7 @@ Options:
                          exactly 16 bytes
       --seq-start=N    the first sequence number (sign; default 1)
   -v, --verbose        report each bad ICV (verify)
-  -j, --jobs=N         threads for bench's all-core run (default: all cores)
+  -j, --threads=N      threads for bench's all-core run (default: all cores)
   -h, --help           this text
 
 Link types: Ethernet (1, one 802.1Q tag), raw IP (101, 228, 229), Linux
@@ -143,6 +146,21 @@ pub fn keyed(keying: &args::Keying) -> Result<icv::Keyed, u8> {
             Err(EXIT_SETUP)
         }
     }
+}
+
+/// Opens the capture `path` to be read chunk by chunk, or says why not
+/// (as [`with_capture`] does) and gives [`EXIT_SETUP`].
+pub fn open_capture(path: &OsString, reporter: &Reporter) -> Result<stream::CaptureReader, u8> {
+    stream::CaptureReader::open(path).map_err(|failure| {
+        match failure {
+            stream::OpenFailure::Io(e) => {
+                let text = crate::sum::console::error_text(&e);
+                reporter.error(&String::from_utf8_lossy(&text));
+            }
+            stream::OpenFailure::Capture(e) => reporter.error(&e.to_string()),
+        }
+        EXIT_SETUP
+    })
 }
 
 /// Reads the capture `path` into memory and runs `f` on it; the exit

@@ -2,21 +2,23 @@
 //! gets an AH in transport mode (RFC 4302); everything else is copied
 //! unchanged and reported.
 //!
-//! Signed packets are collected in batches so that their ICVs are computed
-//! together (the multi-buffer HMAC-MD5); records are written in capture
-//! order once their batch is done.
+//! The capture is read chunk by chunk ([`super::stream`]) and every record
+//! is written out at once, a signed packet's frame built directly in the
+//! writer's buffer with its ICV zeroed; the ICVs are computed in batches
+//! (the multi-buffer HMAC-MD5) and filled in before the buffer is written.
 
 use std::path::Path;
 
 use super::ah;
-use super::capture::{Capture, Item, Packet};
+use super::capture::{Item, Packet};
 use super::icv::{Alg, Keyed};
 use super::ip::{self, AH};
 use super::mutable::icv_input;
 use super::packet::{Located, locate};
 use super::problem::{Kind, Problem, Tally};
 use super::report::Reporter;
-use super::write::CaptureWriter;
+use super::stream::CaptureReader;
+use super::write::{CaptureWriter, FLUSH_AT};
 use super::{EXIT_FAILURE, EXIT_SETUP, EXIT_SUCCESS};
 
 /// Packets whose ICVs are computed together.
@@ -55,6 +57,29 @@ pub fn insert_ah(
     seq: u32,
     out: &mut Signed,
 ) -> Result<(), Problem> {
+    out.frame.clear();
+    build(frame, at, alg, spi, seq, &mut out.frame, &mut out.input)?;
+    let ah_len = ah::length(alg.icv_len(), at.layout.version);
+    out.ip_at = at.ip_at;
+    out.ip_len = at.layout.len + ah_len;
+    out.ah_at = at.layout.insert_at;
+    out.ah_len = ah_len;
+    out.seq = seq;
+    Ok(())
+}
+
+/// Appends `frame` with an AH inserted (ICV zero) to `dest`, and puts its
+/// ICV input into `input`; the ICV's offset in `dest`. On an error, `dest`
+/// may hold part of the frame.
+fn build(
+    frame: &[u8],
+    at: &Located,
+    alg: Alg,
+    spi: u32,
+    seq: u32,
+    dest: &mut Vec<u8>,
+    input: &mut Vec<u8>,
+) -> Result<usize, Problem> {
     let layout = &at.layout;
     if layout.fragment {
         return Err(Problem::new(Kind::Fragment, "fragment: not signed"));
@@ -65,83 +90,52 @@ pub fn insert_ah(
     let ah_len = ah::length(alg.icv_len(), layout.version);
     let insert = at.ip_at + layout.insert_at;
     let next_header = frame[at.ip_at + layout.next_header_at];
-    out.frame.clear();
-    out.frame.reserve(frame.len() + ah_len);
-    out.frame.extend_from_slice(&frame[..insert]);
-    ah::build(next_header, spi, seq, ah_len, &mut out.frame);
-    out.frame.extend_from_slice(&frame[insert..]);
-    out.frame[at.ip_at + layout.next_header_at] = AH;
-    ip::grow(&mut out.frame[at.ip_at..], layout.version, ah_len)?;
-    out.ip_at = at.ip_at;
-    out.ip_len = layout.len + ah_len;
-    out.ah_at = layout.insert_at;
-    out.ah_len = ah_len;
-    out.seq = seq;
-    let ip = &out.frame[out.ip_at..out.ip_at + out.ip_len];
-    let icv_len = alg.icv_len();
+    let base = dest.len();
+    dest.reserve(frame.len() + ah_len);
+    dest.extend_from_slice(&frame[..insert]);
+    ah::build(next_header, spi, seq, ah_len, dest);
+    dest.extend_from_slice(&frame[insert..]);
+    let signed = &mut dest[base..];
+    signed[at.ip_at + layout.next_header_at] = AH;
+    ip::grow(&mut signed[at.ip_at..], layout.version, ah_len)?;
+    let ip_len = layout.len + ah_len;
+    let ip = &signed[at.ip_at..at.ip_at + ip_len];
     icv_input(
         ip,
         layout.version,
-        out.ip_len,
-        out.ah_at,
-        icv_len,
-        &mut out.input,
-    )
+        ip_len,
+        layout.insert_at,
+        alg.icv_len(),
+        input,
+    )?;
+    Ok(insert + base + ah::FIXED)
 }
 
-/// Computes the ICVs of `batch` together and writes them into the frames.
-pub fn seal(keyed: &mut Keyed, alg: Alg, batch: &mut [Signed]) {
-    let refs: Vec<&[u8]> = batch.iter().map(|s| s.input.as_slice()).collect();
-    let seqs: Vec<u32> = batch.iter().map(|s| s.seq).collect();
-    let mut tags = vec![[0u8; 16]; batch.len()];
-    keyed.tags(&refs, &seqs, &mut tags);
-    let n = alg.icv_len();
-    for (s, tag) in batch.iter_mut().zip(&tags) {
-        let at = s.ip_at + s.ah_at + ah::FIXED;
-        s.frame[at..at + n].copy_from_slice(&tag[..n]);
-    }
-}
-
-/// What one record becomes.
-enum Entry<'a> {
-    Raw(Item<'a>),
-    Copy(Packet<'a>),
-    /// Index into the batch's signed packets.
-    Signed(Packet<'a>, usize),
-}
-
-struct Run<'a> {
-    writer: CaptureWriter,
+/// The signed packets of the writer's buffer whose ICVs are still zero.
+struct Batch {
     keyed: Keyed,
     alg: Alg,
-    entries: Vec<Entry<'a>>,
-    signed: Vec<Signed>,
-    used: usize,
+    /// ICV inputs, reused; the first `seqs.len()` are this batch's.
+    inputs: Vec<Vec<u8>>,
+    seqs: Vec<u32>,
+    /// Where each ICV goes in the writer's buffer.
+    icv_at: Vec<usize>,
+    tags: Vec<[u8; 16]>,
 }
 
-impl<'a> Run<'a> {
-    fn flush(&mut self) -> std::io::Result<()> {
-        seal(&mut self.keyed, self.alg, &mut self.signed[..self.used]);
-        for entry in self.entries.drain(..) {
-            match entry {
-                Entry::Raw(Item::Raw {
-                    bytes,
-                    kind,
-                    big_endian,
-                }) => self.writer.raw(bytes, kind, big_endian)?,
-                Entry::Raw(Item::Packet(p)) | Entry::Copy(p) => {
-                    self.writer.packet(&p, p.data, p.orig_len)?;
-                }
-                Entry::Signed(p, i) => {
-                    let s = &self.signed[i];
-                    let added = (s.frame.len() - p.data.len()) as u32;
-                    self.writer
-                        .packet(&p, &s.frame, p.orig_len.saturating_add(added))?;
-                }
-            }
+impl Batch {
+    /// Computes the batch's ICVs together and fills them in.
+    fn seal(&mut self, buf: &mut [u8]) {
+        let n = self.seqs.len();
+        let refs: Vec<&[u8]> = self.inputs[..n].iter().map(Vec::as_slice).collect();
+        self.tags.resize(n, [0; 16]);
+        self.keyed.tags(&refs, &self.seqs, &mut self.tags);
+        let len = self.alg.icv_len();
+        for (&at, tag) in self.icv_at.iter().zip(&self.tags) {
+            buf[at..at + len].copy_from_slice(&tag[..len]);
         }
-        self.used = 0;
-        Ok(())
+        self.seqs.clear();
+        self.icv_at.clear();
     }
 }
 
@@ -152,14 +146,16 @@ pub fn run(args: super::args::Sign) -> u8 {
         Ok(k) => k,
         Err(status) => return status,
     };
-    super::with_capture(&args.input, &reporter, |capture| {
-        sign_capture(capture, &args, keyed, &reporter)
-    })
+    let reader = match super::open_capture(&args.input, &reporter) {
+        Ok(r) => r,
+        Err(status) => return status,
+    };
+    sign_capture(reader, &args, keyed, &reporter)
 }
 
-/// Signs `capture` into `args.output`.
+/// Signs the capture `reader` reads into `args.output`.
 fn sign_capture(
-    capture: Capture<'_>,
+    mut reader: CaptureReader,
     args: &super::args::Sign,
     keyed: Keyed,
     reporter: &Reporter,
@@ -167,74 +163,100 @@ fn sign_capture(
     let alg = args.keying.alg;
     let out_path = Path::new(&args.output);
     let out_reporter = Reporter::new(args.output.as_os_str(), true);
-    let writer = match CaptureWriter::create(out_path) {
+    let mut writer = match CaptureWriter::create(out_path) {
         Ok(w) => w,
         Err(e) => {
             out_reporter.error(&format!("cannot create: {}", text(&e)));
             return EXIT_SETUP;
         }
     };
-    let mut run = Run {
-        writer,
+    let mut batch = Batch {
         keyed,
         alg,
-        entries: Vec::with_capacity(2 * BATCH),
-        signed: (0..BATCH).map(|_| Signed::default()).collect(),
-        used: 0,
+        inputs: (0..BATCH).map(|_| Vec::new()).collect(),
+        seqs: Vec::with_capacity(BATCH),
+        icv_at: Vec::with_capacity(BATCH),
+        tags: Vec::with_capacity(BATCH),
     };
     let mut packets = 0usize;
     let mut signed = 0usize;
     let mut skipped = Tally::default();
     let mut next_seq = u64::from(args.seq_start);
-    for item in capture {
-        let item = match item {
-            Ok(item) => item,
+    loop {
+        let records = match reader.next_chunk() {
+            Ok(Some(records)) => records,
+            Ok(None) => break,
             Err(e) => {
-                reporter.packet(e.index, &e.message);
-                packets += 1;
-                skipped.add(Kind::Capture);
-                break;
+                reporter.error(&text(&e));
+                return EXIT_SETUP;
             }
         };
-        let Item::Packet(packet) = item else {
-            run.entries.push(Entry::Raw(item));
-            continue;
-        };
-        packets += 1;
-        let outcome = match locate(&packet) {
-            Ok(Some(at)) => match u32::try_from(next_seq) {
-                Ok(seq) => {
-                    let slot = &mut run.signed[run.used];
-                    insert_ah(packet.data, &at, alg, args.spi, seq, slot)
+        for item in records {
+            let packet = match item {
+                Ok(Item::Packet(packet)) => packet,
+                Ok(Item::Raw {
+                    bytes,
+                    kind,
+                    big_endian,
+                }) => {
+                    writer.raw(bytes, kind, big_endian);
+                    continue;
                 }
-                Err(_) => Err(Problem::unsupported(
-                    "sequence numbers exhausted: a new SA (another SPI or key) is needed",
-                )),
-            },
-            Ok(None) => Err(Problem::new(Kind::NotIp, "not IP: copied unchanged")),
-            Err(p) => Err(p),
-        };
-        match outcome {
-            Ok(()) => {
-                run.entries.push(Entry::Signed(packet, run.used));
-                run.used += 1;
-                signed += 1;
-                next_seq += 1;
+                Err(e) => {
+                    reporter.packet(e.index, &e.message);
+                    packets += 1;
+                    skipped.add(Kind::Capture);
+                    break;
+                }
+            };
+            packets += 1;
+            let outcome = match locate(&packet) {
+                Ok(Some(at)) => match u32::try_from(next_seq) {
+                    Ok(seq) => {
+                        match sign_into(&mut writer, &mut batch, &packet, &at, args.spi, seq) {
+                            Ok(outcome) => outcome,
+                            Err(e) => {
+                                out_reporter.error(&format!("write error: {}", text(&e)));
+                                return EXIT_FAILURE;
+                            }
+                        }
+                    }
+                    Err(_) => Err(Problem::unsupported(
+                        "sequence numbers exhausted: a new SA (another SPI or key) is needed",
+                    )),
+                },
+                Ok(None) => Err(Problem::new(Kind::NotIp, "not IP: copied unchanged")),
+                Err(p) => Err(p),
+            };
+            let copied = match outcome {
+                Ok(()) => {
+                    signed += 1;
+                    next_seq += 1;
+                    Ok(())
+                }
+                Err(problem) => {
+                    reporter.packet(packet.index, &problem.message);
+                    skipped.add(problem.kind);
+                    writer.packet(&packet, packet.data, packet.orig_len)
+                }
+            };
+            let full = batch.seqs.len() == BATCH || writer.buf.len() >= FLUSH_AT;
+            let written = copied.and_then(|()| {
+                if full {
+                    batch.seal(&mut writer.buf);
+                    writer.drain()
+                } else {
+                    Ok(())
+                }
+            });
+            if let Err(e) = written {
+                out_reporter.error(&format!("write error: {}", text(&e)));
+                return EXIT_FAILURE;
             }
-            Err(problem) => {
-                reporter.packet(packet.index, &problem.message);
-                skipped.add(problem.kind);
-                run.entries.push(Entry::Copy(packet));
-            }
-        }
-        let full = run.used == BATCH || run.entries.len() >= 4 * BATCH;
-        if let Err(e) = if full { run.flush() } else { Ok(()) } {
-            out_reporter.error(&format!("write error: {}", text(&e)));
-            return EXIT_FAILURE;
         }
     }
-    let written = run.flush().and_then(|()| run.writer.commit(out_path));
-    if let Err(e) = written {
+    batch.seal(&mut writer.buf);
+    if let Err(e) = writer.commit(out_path) {
         out_reporter.error(&format!("write error: {}", text(&e)));
         return EXIT_FAILURE;
     }
@@ -250,6 +272,35 @@ fn sign_capture(
         EXIT_SUCCESS
     } else {
         EXIT_FAILURE
+    }
+}
+
+/// Writes `packet`'s record with an AH inserted, its ICV left to the
+/// batch; on a problem, nothing is written. An error if the record
+/// cannot be written at all (too long for its length field).
+fn sign_into(
+    writer: &mut CaptureWriter,
+    batch: &mut Batch,
+    packet: &Packet<'_>,
+    at: &Located,
+    spi: u32,
+    seq: u32,
+) -> std::io::Result<Result<(), Problem>> {
+    let ah_len = ah::length(batch.alg.icv_len(), at.layout.version);
+    let orig_len = packet.orig_len.saturating_add(ah_len as u32);
+    let open = writer.begin(packet, packet.data.len() + ah_len, orig_len)?;
+    let input = &mut batch.inputs[batch.seqs.len()];
+    match build(packet.data, at, batch.alg, spi, seq, &mut writer.buf, input) {
+        Ok(icv_at) => {
+            writer.end(packet, open);
+            batch.seqs.push(seq);
+            batch.icv_at.push(icv_at);
+            Ok(Ok(()))
+        }
+        Err(problem) => {
+            writer.abandon(open);
+            Ok(Err(problem))
+        }
     }
 }
 

@@ -1,18 +1,19 @@
 //! `linerate packets verify`: every packet of a capture that carries an AH
 //! (under `--spi`, if given) has its ICV recomputed and compared in constant
 //! time; ICVs of a batch are computed together (the multi-buffer
-//! HMAC-MD5).
+//! HMAC-MD5). The capture is read chunk by chunk ([`super::stream`]).
 
 use subtle::ConstantTimeEq;
 
 use super::ah;
-use super::capture::{Capture, Item};
+use super::capture::Item;
 use super::icv::{Alg, Keyed};
 use super::mutable::icv_input;
 use super::packet::locate;
 use super::problem::Problem;
 use super::report::Reporter;
-use super::{EXIT_FAILURE, EXIT_SUCCESS};
+use super::stream::CaptureReader;
+use super::{EXIT_FAILURE, EXIT_SETUP, EXIT_SUCCESS};
 
 const BATCH: usize = 256;
 
@@ -131,61 +132,73 @@ pub fn run(args: super::args::Verify) -> u8 {
         Err(status) => return status,
     };
     let alg = args.keying.alg;
-    super::with_capture(&args.input, &always, |capture| {
-        let counts = check_capture(capture, &mut keyed, alg, args.spi, &reporter, &always);
-        reporter.summary(&format!(
-            "{} packets: {} verified, {} bad ICV, {} not AH, {} malformed",
-            counts.packets, counts.verified, counts.bad, counts.not_ah, counts.malformed
-        ));
-        if counts.bad == 0 && counts.malformed == 0 {
-            EXIT_SUCCESS
-        } else {
-            EXIT_FAILURE
+    let reader = match super::open_capture(&args.input, &always) {
+        Ok(r) => r,
+        Err(status) => return status,
+    };
+    let counts = match check_capture(reader, &mut keyed, alg, args.spi, &reporter, &always) {
+        Ok(counts) => counts,
+        Err(e) => {
+            let text = crate::sum::console::error_text(&e);
+            always.error(&String::from_utf8_lossy(&text));
+            return EXIT_SETUP;
         }
-    })
+    };
+    reporter.summary(&format!(
+        "{} packets: {} verified, {} bad ICV, {} not AH, {} malformed",
+        counts.packets, counts.verified, counts.bad, counts.not_ah, counts.malformed
+    ));
+    if counts.bad == 0 && counts.malformed == 0 {
+        EXIT_SUCCESS
+    } else {
+        EXIT_FAILURE
+    }
 }
 
-/// Checks every AH packet of `capture`; the counts.
+/// Checks every AH packet of the capture `reader` reads; the counts, or an
+/// error if the file cannot be read.
 fn check_capture(
-    capture: Capture<'_>,
+    mut reader: CaptureReader,
     keyed: &mut Keyed,
     alg: Alg,
     spi: Option<u32>,
     reporter: &Reporter,
     always: &Reporter,
-) -> Counts {
+) -> std::io::Result<Counts> {
     let mut counts = Counts::default();
     let mut batch: Vec<Check> = (0..BATCH).map(|_| Check::default()).collect();
     let mut used = 0;
-    for item in capture {
-        let packet = match item {
-            Ok(Item::Packet(p)) => p,
-            Ok(Item::Raw { .. }) => continue,
-            Err(e) => {
-                counts.packets += 1;
-                counts.malformed += 1;
-                always.packet(e.index, &e.message);
-                break;
+    while let Some(records) = reader.next_chunk()? {
+        for item in records {
+            let packet = match item {
+                Ok(Item::Packet(p)) => p,
+                Ok(Item::Raw { .. }) => continue,
+                Err(e) => {
+                    counts.packets += 1;
+                    counts.malformed += 1;
+                    always.packet(e.index, &e.message);
+                    break;
+                }
+            };
+            counts.packets += 1;
+            match classify(&packet, alg, spi, &mut batch[used]) {
+                Verdict::NotAh => counts.not_ah += 1,
+                Verdict::BadIcv(m) => {
+                    counts.bad += 1;
+                    reporter.packet(packet.index, &m);
+                }
+                Verdict::Malformed(p) => {
+                    counts.malformed += 1;
+                    always.packet(packet.index, &p.message);
+                }
+                Verdict::Check => used += 1,
             }
-        };
-        counts.packets += 1;
-        match classify(&packet, alg, spi, &mut batch[used]) {
-            Verdict::NotAh => counts.not_ah += 1,
-            Verdict::BadIcv(m) => {
-                counts.bad += 1;
-                reporter.packet(packet.index, &m);
+            if used == BATCH {
+                check_batch(keyed, alg, &batch[..used], &mut counts, reporter);
+                used = 0;
             }
-            Verdict::Malformed(p) => {
-                counts.malformed += 1;
-                always.packet(packet.index, &p.message);
-            }
-            Verdict::Check => used += 1,
-        }
-        if used == BATCH {
-            check_batch(keyed, alg, &batch[..used], &mut counts, reporter);
-            used = 0;
         }
     }
     check_batch(keyed, alg, &batch[..used], &mut counts, reporter);
-    counts
+    Ok(counts)
 }
