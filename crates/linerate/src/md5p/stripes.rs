@@ -35,10 +35,6 @@ pub(super) const PARALLEL_MIN_K: usize = 32;
 /// prefetches brought into the cache.
 const SLAB_BYTES: usize = 256 << 10;
 
-/// Slab size when groups run on several threads: large enough that handing
-/// the groups out (microseconds) is a small part of a slab's time.
-const PARALLEL_SLAB_BYTES: usize = 4 << 20;
-
 /// Absorbs `data`, a whole number of stripes that begins at a stripe
 /// boundary of the message. With `parallel`, groups run on rayon's threads.
 ///
@@ -55,15 +51,9 @@ pub(super) fn absorb(lanes: &Lanes, chains: &mut Chains, data: &[u8], parallel: 
     if groups.len() == 1 {
         absorb_group(lanes, &mut groups[0], layout.group_chains(0), data, stride);
     } else if parallel {
-        // Slab by slab here too: the threads then read the same stripes at
-        // about the same time, so what one thread's prefetchers bring in of
-        // the others' blocks is still in the shared cache when they come.
-        let slab = (PARALLEL_SLAB_BYTES / stride).max(1) * stride;
-        for part in data.chunks(slab) {
-            groups.par_iter_mut().enumerate().for_each(|(g, state)| {
-                absorb_group(lanes, state, layout.group_chains(g), part, stride);
-            });
-        }
+        groups.par_iter_mut().enumerate().for_each(|(g, state)| {
+            absorb_group(lanes, state, layout.group_chains(g), data, stride);
+        });
     } else {
         let slab = (SLAB_BYTES / stride).max(1) * stride;
         for part in data.chunks(slab) {
