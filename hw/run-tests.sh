@@ -100,5 +100,65 @@ for counter in binary gray; do
     done
 done
 
+# ---------------------------------------------------------------- more suites
+# Each core beyond md5_iter/md5_stream adds its lint, simulations and formal
+# checks in a file of its own under hw/tests.d/, sourced here; they count
+# into $passed/$failed (helpers: lint_files, sim_params, count_result).
+lint_files() {  # name top file... -- lint `top` built from the given files
+    local name=$1 top=$2; shift 2
+    local log="$LOG/lint_${name// /_}.log"
+    if verilator --lint-only -Wall --top-module "$top" "$@" >"$log" 2>&1; then
+        passed=$((passed + 1)); echo "PASS lint $name"
+    else
+        failed=$((failed + 1)); echo "FAIL lint $name"; cat "$log"
+    fi
+}
+
+sim_params() {  # top module tag params -- a cocotb run with explicit parameters
+    local top=$1 module=$2 tag=$3 params=$4
+    local results="$HW/tb/sim_build/${top}_$tag/results.xml"
+    rm -f "$results"
+    make -s -C "$HW/tb" TOPLEVEL="$top" MODULE="$module" TAG="$tag" PARAMS="$params" \
+        COCOTB_RESULTS_FILE="$results" >"$LOG/sim_${top}_$tag.log" 2>&1
+    local rc=$?
+    local counts
+    counts=$(python3 - "$results" <<'PY'
+import sys, xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception:
+    print("0 0"); sys.exit()
+cases = list(root.iter("testcase"))
+bad = sum(1 for c in cases if c.find("failure") is not None or c.find("error") is not None)
+print(len(cases) - bad, bad)
+PY
+)
+    local p=${counts% *} f=${counts#* }
+    if [ "$rc" -ne 0 ] || [ "$p" -eq 0 ]; then
+        f=$((f > 0 ? f : 1))
+    fi
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$f" -eq 0 ]; then
+        echo "PASS sim $top ($module) $tag: $p tests"
+    else
+        echo "FAIL sim $top ($module) $tag: $p passed, $f failed (log: $LOG/sim_${top}_$tag.log)"
+        grep -E "FAIL|Error|error|assert" "$LOG/sim_${top}_$tag.log" | head -40
+    fi
+}
+
+count_result() {  # name status -- record one check run by a suite itself
+    if [ "$2" -eq 0 ]; then
+        passed=$((passed + 1)); echo "PASS $1"
+    else
+        failed=$((failed + 1)); echo "FAIL $1"
+    fi
+}
+
+for suite in "$HW"/tests.d/*.sh; do
+    [ -e "$suite" ] || continue
+    # shellcheck source=/dev/null
+    . "$suite"
+done
+
 echo "hw tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
