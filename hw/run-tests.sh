@@ -60,60 +60,6 @@ for top in md5_iter md5_stream; do
 done
 
 # ---------------------------------------------------------------- simulation
-sim() {  # top module counter gating
-    local top=$1 module=$2 counter=$3 gating=$4
-    local tag="${top}_${counter}_${gating}"
-    local results="$HW/tb/sim_build/$tag/results.xml"
-    rm -f "$results"
-    make -s -C "$HW/tb" TOPLEVEL="$top" MODULE="$module" COUNTER="$counter" GATING="$gating" \
-        COCOTB_RESULTS_FILE="$results" >"$LOG/sim_$tag.log" 2>&1
-    local rc=$?
-    local counts
-    counts=$(python3 - "$results" <<'PY'
-import sys, xml.etree.ElementTree as ET
-try:
-    root = ET.parse(sys.argv[1]).getroot()
-except Exception:
-    print("0 0"); sys.exit()
-cases = list(root.iter("testcase"))
-bad = sum(1 for c in cases if c.find("failure") is not None or c.find("error") is not None)
-print(len(cases) - bad, bad)
-PY
-)
-    local p=${counts% *} f=${counts#* }
-    if [ "$rc" -ne 0 ] || [ "$p" -eq 0 ]; then
-        f=$((f > 0 ? f : 1))
-    fi
-    passed=$((passed + p)); failed=$((failed + f))
-    if [ "$f" -eq 0 ]; then
-        echo "PASS sim $top ($module) COUNTER=$counter GATING=$gating: $p tests"
-    else
-        echo "FAIL sim $top ($module) COUNTER=$counter GATING=$gating: $p passed, $f failed (log: $LOG/sim_$tag.log)"
-        grep -E "FAIL|Error|error|assert" "$LOG/sim_$tag.log" | head -40
-    fi
-}
-
-for counter in binary gray; do
-    for gating in 0 1; do
-        sim md5_iter test_md5_iter "$counter" "$gating"
-        sim md5_stream test_md5_stream "$counter" "$gating"
-    done
-done
-
-# ---------------------------------------------------------------- more suites
-# Each core beyond md5_iter/md5_stream adds its lint, simulations and formal
-# checks in a file of its own under hw/tests.d/, sourced here; they count
-# into $passed/$failed (helpers: lint_files, sim_params, count_result).
-lint_files() {  # name top file... -- lint `top` built from the given files
-    local name=$1 top=$2; shift 2
-    local log="$LOG/lint_${name// /_}.log"
-    if verilator --lint-only -Wall --top-module "$top" "$@" >"$log" 2>&1; then
-        passed=$((passed + 1)); echo "PASS lint $name"
-    else
-        failed=$((failed + 1)); echo "FAIL lint $name"; cat "$log"
-    fi
-}
-
 sim_params() {  # top module tag params -- a cocotb run with explicit parameters
     local top=$1 module=$2 tag=$3 params=$4
     local results="$HW/tb/sim_build/${top}_$tag/results.xml"
@@ -143,6 +89,33 @@ PY
     else
         echo "FAIL sim $top ($module) $tag: $p passed, $f failed (log: $LOG/sim_${top}_$tag.log)"
         grep -E "FAIL|Error|error|assert" "$LOG/sim_${top}_$tag.log" | head -40
+    fi
+}
+
+sim() {  # top module counter gating
+    local top=$1 module=$2 counter=$3 gating=$4
+    COUNTER="$counter" GATING="$gating" sim_params "$top" "$module" "${counter}_${gating}" \
+        "-P$top.COUNTER=\\\"$counter\\\" -P$top.GATING=$gating"
+}
+
+for counter in binary gray; do
+    for gating in 0 1; do
+        sim md5_iter test_md5_iter "$counter" "$gating"
+        sim md5_stream test_md5_stream "$counter" "$gating"
+    done
+done
+
+# ---------------------------------------------------------------- more suites
+# Each core beyond md5_iter/md5_stream adds its lint, simulations and formal
+# checks in a file of its own under hw/tests.d/, sourced here; they count
+# into $passed/$failed (helpers: lint_files, sim_params, count_result).
+lint_files() {  # name top file... -- lint `top` built from the given files
+    local name=$1 top=$2; shift 2
+    local log="$LOG/lint_${name// /_}.log"
+    if verilator --lint-only -Wall --top-module "$top" "$@" >"$log" 2>&1; then
+        passed=$((passed + 1)); echo "PASS lint $name"
+    else
+        failed=$((failed + 1)); echo "FAIL lint $name"; cat "$log"
     fi
 }
 
