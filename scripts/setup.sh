@@ -75,3 +75,21 @@ sys.exit('scapy==' + scapy.VERSION != '$PEERS_SCAPY'
             || { echo "setup: could not install scapy into $venv" >&2; exit 1; }
     fi
 }
+
+# The Python package (python/), built from this checkout by pip (maturin
+# from PyPI, release profile, into the workspace's target/) and installed
+# into `.venv-python` at the repository root with its `test` and `dask`
+# extras, pinned by python/constraints.txt. Reinstalled every time: the
+# package is what the tests test.
+ensure_python_package() {
+    local root venv
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    venv="$root/.venv-python"
+    python3 -c 'import ensurepip' >/dev/null 2>&1 || apt_install python3-venv
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv" \
+        || { echo "setup: could not make $venv" >&2; exit 1; }
+    echo "setup: building and installing python/ into $venv" >&2
+    "$venv/bin/pip" install -q --disable-pip-version-check \
+        -c "$root/python/constraints.txt" "$root/python[test,dask]" \
+        || { echo "setup: could not build or install python/" >&2; exit 1; }
+}

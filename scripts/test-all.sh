@@ -18,6 +18,8 @@ ensure_commands md5sum:coreutils openssl:openssl python3:python3 cc:gcc \
 ensure_peers
 export LINERATE_PEERS=required
 ensure_rust
+# The Python package, built by pip from python/ into .venv-python.
+ensure_python_package
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
@@ -30,10 +32,21 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 # MD5-P/K groups its chains by register set when rayon has several threads
 # and by the backend's full width on one: run its oracle both ways.
 RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test md5p_oracle 2>&1 | tee -a "$log"
+echo "== python tests (pytest python/tests)"
+.venv-python/bin/python -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee -a "$log"
 echo "== hardware simulations (hw/run-tests.sh)"
 bash hw/run-tests.sh 2>&1 | tee -a "$log"
 # One closing line for the whole run (cargo prints one per test binary,
 # the hardware script one for all its simulations).
 awk '/^test result:/ { p += $4; f += $6; i += $8 }
      /^hw tests:/ { p += $3; f += $5 }
+     # pytest -q: "66 passed, 1 skipped in 8.75s"
+     / in [0-9.]+s( \([0-9:]+\))?$/ && /(passed|failed|skipped)/ {
+         for (j = 1; j < NF; j++) {
+             w = $(j + 1); sub(/,$/, "", w)
+             if (w == "passed") p += $j
+             else if (w == "failed" || w == "errors" || w == "error") f += $j
+             else if (w == "skipped") i += $j
+         }
+     }
      END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"

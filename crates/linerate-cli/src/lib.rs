@@ -7,12 +7,15 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 pub mod algorithm;
+pub mod api;
 pub mod audit;
 pub mod etag;
 pub mod mac;
 pub mod mddriver;
 pub mod output;
 pub mod packets;
+pub mod report;
+pub mod speed;
 pub mod sum;
 
 /// The name the command uses for itself in messages.
@@ -39,9 +42,15 @@ Commands:
   packets sign|verify|bench CAPTURE [OPTION]...
                               IP Authentication Headers (RFC 4302) on the
                               packets of a pcap/pcapng capture, and their speed
+  speed [OPTION]... [ALGO]... the performance lab: throughput by block size, key
+                              setup, per-packet MACs, RFC 1810's model and link
+                              rates, with the seed documents' figures beside
+  report [-o FILE] [--markdown] [--quick]
+                              the lab as one self-contained HTML (or Markdown)
+                              page with plots
   help                        this text
 
-Run 'linerate COMMAND --help' (sum, mac, etag, audit, md5, md5p) for a command's options.
+Run 'linerate COMMAND --help' (sum, mac, etag, audit, md5, md5p, speed, report) for a command's options.
 LINERATE_MD5_BACKEND and LINERATE_LANES_BACKEND force the single-stream and
 the lanes (multi-buffer) MD5 implementations.
 MD5 is broken for collision resistance: use it against accidents and for
@@ -70,6 +79,8 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Some("md5") => mddriver::main(rest),
         Some("md5p") => mddriver::main_md5p(rest),
         Some("packets") => packets::main(rest),
+        Some("speed") => speed::main(rest),
+        Some("report") => report::main(rest),
         Some("help" | "--help" | "-h") => {
             output::print_or_quiet(USAGE.as_bytes());
             ExitCode::SUCCESS

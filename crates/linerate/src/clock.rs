@@ -76,7 +76,12 @@ fn timed_add_chain(_adds: u64) -> Option<(u64, f64)> {
     None
 }
 
-fn median_of_sorted(sorted: &[f64]) -> f64 {
+/// The median of an ascending slice (the mean of the middle two for an
+/// even count); 0 for an empty one.
+pub fn median_of_sorted(sorted: &[f64]) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
     let mid = sorted.len() / 2;
     if sorted.len().is_multiple_of(2) {
         (sorted[mid - 1] + sorted[mid]) / 2.0

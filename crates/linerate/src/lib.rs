@@ -16,6 +16,7 @@
 //! assert_eq!(h.finalize(), digest);
 //! ```
 
+pub mod checksum;
 pub mod clock;
 pub mod cpu;
 pub mod lanes;

@@ -36,23 +36,36 @@ pub fn md5_many_into(messages: &[&[u8]], out: &mut [[u8; 16]]) {
 pub fn md5_many_with(lanes: &Lanes, messages: &[&[u8]], out: &mut [[u8; 16]]) {
     assert_eq!(messages.len(), out.len(), "one output per message");
     let width = lanes.width().min(MAX_LANES);
-    let mut order: Vec<(usize, usize)> = Vec::with_capacity(BATCH.min(messages.len()));
     let mut scratch = vec![[0u8; 128]; width];
-    for (batch_no, batch) in messages.chunks(BATCH).enumerate() {
-        let base = batch_no * BATCH;
+    for_each_group(
+        messages.len(),
+        width,
+        |i| padded_blocks(messages[i].len()),
+        |group| hash_group(lanes, messages, group, &mut scratch, out),
+    );
+}
+
+/// Hands `f` every group of items `0..count` that share a block count
+/// (`blocks(i)`), at most `width` of them, as `(blocks, index)` pairs:
+/// items are sorted by block count within windows of [`BATCH`], so that
+/// the lanes of one engine call finish together.
+pub(crate) fn for_each_group(
+    count: usize,
+    width: usize,
+    blocks: impl Fn(usize) -> usize,
+    mut f: impl FnMut(&[(usize, usize)]),
+) {
+    let mut order: Vec<(usize, usize)> = Vec::with_capacity(BATCH.min(count));
+    for start in (0..count).step_by(BATCH) {
+        let end = (start + BATCH).min(count);
         order.clear();
-        order.extend(
-            batch
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (padded_blocks(m.len()), base + i)),
-        );
+        order.extend((start..end).map(|i| (blocks(i), i)));
         if order.windows(2).any(|w| w[0].0 != w[1].0) {
             order.sort_unstable();
         }
         for same in order.chunk_by(|a, b| a.0 == b.0) {
             for group in same.chunks(width) {
-                hash_group(lanes, messages, group, &mut scratch, out);
+                f(group);
             }
         }
     }
@@ -90,33 +103,54 @@ fn hash_group(
         return;
     }
     let mut whole = [0usize; MAX_LANES];
+    let mut lane_data: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
     for (lane, &(_, index)) in group.iter().enumerate() {
         let m = messages[index];
         whole[lane] = m.len() / 64;
+        lane_data[lane] = m;
         write_tail(m, &mut scratch[lane]);
     }
-    let first = whole[..group.len()].iter().copied().min().unwrap_or(0);
+    let g = group.len();
     let mut state = LaneState::new();
-    let mut lane_data: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
-    for (slot, &(_, index)) in lane_data.iter_mut().zip(group) {
-        *slot = messages[index];
-    }
-    // Lane i's blocks 0..first are whole blocks of its message (first <= whole_i).
-    lanes.compress(&mut state, &lane_data[..group.len()], first, 64);
-    for k in first..n {
-        for (lane, (slot, &(_, index))) in lane_data.iter_mut().zip(group).enumerate() {
-            // Block k is whole in the message (k < whole_i) or is tail block
-            // k - whole_i < n - whole_i <= 2 of the lane's scratch.
-            *slot = if k < whole[lane] {
-                &messages[index][64 * k..64 * k + 64]
-            } else {
-                &scratch[lane][64 * (k - whole[lane])..]
-            };
-        }
-        lanes.compress(&mut state, &lane_data[..group.len()], 1, 64);
-    }
+    let tail = |lane: usize| &scratch[lane][..];
+    compress_split(lanes, &mut state, &lane_data[..g], &whole[..g], tail, n);
     for (lane, &(_, index)) in group.iter().enumerate() {
         out[index] = digest_bytes(state.get(lane));
+    }
+}
+
+/// Runs blocks `0..n` of up to one engine width of lanes: lane `l` reads
+/// its blocks `0..whole[l]` in place from `messages[l]` and the others,
+/// `whole[l]..n`, from `tail(l)` (its padded tail). The first
+/// `min(whole)` blocks go in one engine call; each remaining block in one
+/// call in which every lane reads from its message or its tail. Grouping
+/// lanes by `n` keeps those calls few (one or two for MD5's own padding).
+pub(crate) fn compress_split<'a>(
+    lanes: &Lanes,
+    state: &mut LaneState,
+    messages: &[&'a [u8]],
+    whole: &[usize],
+    tail: impl Fn(usize) -> &'a [u8],
+    n: usize,
+) {
+    let g = messages.len();
+    debug_assert_eq!(whole.len(), g);
+    let first = whole.iter().copied().min().unwrap_or(0);
+    if first > 0 {
+        lanes.compress(state, messages, first, 64);
+    }
+    let mut blocks: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
+    for k in first..n {
+        for lane in 0..g {
+            // Block k is whole in the message (k < whole) or is block
+            // k - whole of the lane's tail.
+            blocks[lane] = if k < whole[lane] {
+                &messages[lane][64 * k..64 * k + 64]
+            } else {
+                &tail(lane)[64 * (k - whole[lane])..]
+            };
+        }
+        lanes.compress(state, &blocks[..g], 1, 64);
     }
 }
 

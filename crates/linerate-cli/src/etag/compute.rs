@@ -49,6 +49,40 @@ pub fn run(console: &mut Console, files: &[OsString], policy: &Policy, threads: 
             .as_bytes(),
         );
     }
+    let mut ok = true;
+    let mut line = Vec::new();
+    etags_in_order(
+        console,
+        files,
+        policy,
+        threads,
+        |console, name, result| match result {
+            Ok(etag) => {
+                line.clear();
+                push_line(&mut line, &etag, name.as_bytes());
+                console.print(&line);
+            }
+            Err(e) => {
+                console.error_about(name.as_bytes(), &error_text(e.io_error()));
+                ok = false;
+            }
+        },
+    );
+    ok
+}
+
+/// Computes the ETag of every one of `files` on up to `threads` worker
+/// threads and hands each outcome to `each` on the calling thread, in the
+/// order of `files` (`-` is standard input).
+pub fn etags_in_order<F>(
+    console: &mut Console,
+    files: &[OsString],
+    policy: &Policy,
+    threads: usize,
+    mut each: F,
+) where
+    F: FnMut(&mut Console, &OsStr, Result<Etag, HashError>),
+{
     let mut jobs = Vec::new();
     let routes: Vec<Option<usize>> = files
         .iter()
@@ -78,8 +112,6 @@ pub fn run(console: &mut Console, files: &[OsString], policy: &Policy, threads: 
     engine::run(source, threads, &ticker, |results| {
         let mut done = Done::new(&jobs);
         let mut hasher = FileHasher::default();
-        let mut ok = true;
-        let mut line = Vec::new();
         for (name, route) in files.iter().zip(routes) {
             let result = match route {
                 Some(job) => {
@@ -91,20 +123,9 @@ pub fn run(console: &mut Console, files: &[OsString], policy: &Policy, threads: 
                 }
                 None => etag_of_stream(name, policy, &mut hasher, &mut console.progress),
             };
-            match result {
-                Ok(etag) => {
-                    line.clear();
-                    push_line(&mut line, &etag, name.as_bytes());
-                    console.print(&line);
-                }
-                Err(e) => {
-                    console.error_about(name.as_bytes(), &error_text(e.io_error()));
-                    ok = false;
-                }
-            }
+            each(console, name, result);
         }
-        ok
-    })
+    });
 }
 
 /// S3 refuses uploads of more than 10,000 parts; say so, but print the ETag.

@@ -20,6 +20,8 @@ use super::packet::locate;
 use super::report::Reporter;
 use super::sign::{Signed, insert_ah};
 use super::{EXIT_FAILURE, EXIT_SUCCESS};
+use crate::speed::model::rates_row;
+use crate::speed::timing::median_of_sorted;
 
 /// Repetitions per figure (the median is reported).
 const REPETITIONS: usize = 5;
@@ -27,19 +29,6 @@ const REPETITIONS: usize = 5;
 const MIN_REPETITION: Duration = Duration::from_millis(200);
 /// Packets per MAC call.
 const CHUNK: usize = 1024;
-
-/// Link rates in bits per second, with their names: RFC 1810's (TCP and
-/// UDP over ATM on a SPARC-20, the OC-12 ATM line) and today's Ethernet.
-pub const LINK_RATES: [(&str, f64); 8] = [
-    ("100M TCP", 100e6),
-    ("130M UDP", 130e6),
-    ("622M ATM", 622e6),
-    ("1G", 1e9),
-    ("10G", 10e9),
-    ("25G", 25e9),
-    ("100G", 100e9),
-    ("400G", 400e9),
-];
 
 /// The packets of a capture, as bench uses them.
 struct Packets<'a> {
@@ -143,23 +132,7 @@ fn time(keyed: &Keyed, inputs: &[&[u8]], seqs: &[u32], threads: usize) -> f64 {
         .map(|_| run(passes).as_secs_f64() / passes as f64)
         .collect();
     times.sort_by(f64::total_cmp);
-    times[REPETITIONS / 2]
-}
-
-/// `100M TCP:yes 130M UDP:yes ... 400G:no` for `bits_per_second`.
-pub fn rates_row(bits_per_second: f64) -> String {
-    let marks: Vec<String> = LINK_RATES
-        .iter()
-        .map(|(name, rate)| {
-            let yes = if bits_per_second >= *rate {
-                "yes"
-            } else {
-                "no"
-            };
-            format!("{name}:{yes}")
-        })
-        .collect();
-    marks.join(" ")
+    median_of_sorted(&times)
 }
 
 /// Runs `bench`; the exit status.
@@ -212,16 +185,4 @@ fn bench_capture(capture: Capture<'_>, args: &super::args::Bench, reporter: &Rep
         }
     }
     EXIT_SUCCESS
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rates() {
-        let row = rates_row(10e9);
-        assert!(row.starts_with("100M TCP:yes 130M UDP:yes 622M ATM:yes 1G:yes 10G:yes 25G:no"));
-        assert!(row.ends_with("400G:no"));
-    }
 }

@@ -3,11 +3,13 @@
 //! after the padded key, UMAC its derived subkeys (RFC 1810's and OpenSSH's
 //! point: keying is not per packet).
 //!
-//! Batches go through the multi-buffer HMAC-MD5 (`tag_many_into`, SIMD
-//! lanes); the others have no batch path and run packet by packet.
+//! Batches go through the multi-buffer paths: HMAC-MD5 and keyed MD5 in
+//! SIMD lanes (`tag_many_into`), UMAC's prefetching `tag_many`; HMAC-SHA1
+//! runs packet by packet (SHA-NI, one stream).
 
+use linerate::mac::keyed_md5::KeyedMd5Key;
 use linerate::mac::umac::{TagBits, Umac};
-use linerate::{HmacMd5Key, HmacSha1Key, Md5};
+use linerate::{HmacMd5Key, HmacSha1Key};
 use zeroize::Zeroizing;
 
 /// An ICV algorithm.
@@ -80,11 +82,9 @@ pub const UMAC_KEY_LEN: usize = 16;
 pub enum Keyed {
     HmacMd5(Box<HmacMd5Key>),
     HmacSha1(Box<HmacSha1Key>),
-    /// MD5's state after the key and its zero fill, and the key for the end.
-    KeyedMd5 {
-        prefix: Box<Md5>,
-        key: Zeroizing<Vec<u8>>,
-    },
+    /// The chaining value after the key and its zero fill, and the key for
+    /// the end; batches run in the lanes engine.
+    KeyedMd5(Box<KeyedMd5Key>),
     Umac(Box<Umac>),
 }
 
@@ -97,16 +97,7 @@ impl Keyed {
         match alg {
             Alg::HmacMd5_96 => Keyed::HmacMd5(Box::new(HmacMd5Key::new(key))),
             Alg::HmacSha1_96 => Keyed::HmacSha1(Box::new(HmacSha1Key::new(key))),
-            Alg::KeyedMd5 => {
-                let mut prefix = Md5::new();
-                prefix.update(key);
-                let fill = key.len().div_ceil(64) * 64 - key.len();
-                prefix.update(&[0u8; 64][..fill]);
-                Keyed::KeyedMd5 {
-                    prefix: Box::new(prefix),
-                    key: Zeroizing::new(key.to_vec()),
-                }
-            }
+            Alg::KeyedMd5 => Keyed::KeyedMd5(Box::new(KeyedMd5Key::new(key))),
             Alg::Umac64 | Alg::Umac96 => {
                 let mut k = Zeroizing::new([0u8; UMAC_KEY_LEN]);
                 k.copy_from_slice(key);
@@ -134,14 +125,7 @@ impl Keyed {
                     tag[..12].copy_from_slice(&key.tag_96(input));
                 }
             }
-            Keyed::KeyedMd5 { prefix, key } => {
-                for (input, tag) in inputs.iter().zip(out.iter_mut()) {
-                    let mut h = (**prefix).clone();
-                    h.update(input);
-                    h.update(&key[..]);
-                    *tag = h.finalize();
-                }
-            }
+            Keyed::KeyedMd5(key) => key.tag_many_into(inputs, out),
             Keyed::Umac(umac) => {
                 // Without extended sequence numbers the high 32 bits of the
                 // nonce are zero.

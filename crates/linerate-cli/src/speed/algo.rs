@@ -1,0 +1,207 @@
+//! The algorithms `linerate speed` times by block size (the ALGO arguments),
+//! and the job that processes one block of each: a one-shot digest or MAC
+//! of the block with its key set up once, as `openssl speed` times them.
+
+use super::permac::hmac_job;
+use super::timing::Job;
+use linerate::mac::hmac::{Md5Compression, Sha1Compression};
+use linerate::mac::umac::{TagBits, Umac};
+use linerate::{HmacMd5Key, Md5p};
+use std::hint::black_box;
+
+/// A row of the throughput table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algo {
+    /// One MD5 stream (RFC 1321).
+    Md5,
+    /// MD5 of many blocks at once in SIMD lanes (`md5_many`).
+    Md5Mb,
+    /// MD5-P/K, RFC 1810's K-way interleaved MD5.
+    Md5p(usize),
+    /// HMAC-MD5 with its key set up once.
+    HmacMd5,
+    /// HMAC-MD5 of many blocks at once in SIMD lanes (`tag_many_into`),
+    /// as `packets` authenticates a batch.
+    HmacMd5Mb,
+    /// HMAC-SHA1 with its key set up once.
+    HmacSha1,
+    /// UMAC (RFC 4418) with its key set up once, a fresh nonce per block.
+    Umac(TagBits),
+    /// SHA-1 (RustCrypto `sha1`).
+    Sha1,
+    /// RIPEMD-160 (RustCrypto `ripemd`).
+    Ripemd160,
+    /// RC4 keystream (RustCrypto `rc4`), keyed once.
+    Rc4,
+    /// The Internet checksum (RFC 1071).
+    Cksum,
+}
+
+impl Algo {
+    /// Every row, in the table's order.
+    pub const ALL: [Algo; 17] = [
+        Algo::Md5,
+        Algo::Md5Mb,
+        Algo::Md5p(4),
+        Algo::Md5p(8),
+        Algo::Md5p(16),
+        Algo::Md5p(32),
+        Algo::HmacMd5,
+        Algo::HmacMd5Mb,
+        Algo::HmacSha1,
+        Algo::Umac(TagBits::B32),
+        Algo::Umac(TagBits::B64),
+        Algo::Umac(TagBits::B96),
+        Algo::Umac(TagBits::B128),
+        Algo::Sha1,
+        Algo::Ripemd160,
+        Algo::Rc4,
+        Algo::Cksum,
+    ];
+
+    /// The command-line name.
+    pub fn name(self) -> String {
+        match self {
+            Algo::Md5 => "md5".into(),
+            Algo::Md5Mb => "md5-mb".into(),
+            Algo::Md5p(k) => format!("md5p{k}"),
+            Algo::HmacMd5 => "hmac-md5".into(),
+            Algo::HmacMd5Mb => "hmac-md5-mb".into(),
+            Algo::HmacSha1 => "hmac-sha1".into(),
+            Algo::Umac(bits) => format!("umac-{}", bits.bits()),
+            Algo::Sha1 => "sha1".into(),
+            Algo::Ripemd160 => "ripemd160".into(),
+            Algo::Rc4 => "rc4".into(),
+            Algo::Cksum => "cksum".into(),
+        }
+    }
+
+    /// Parses a name (either case); the error names the valid ones.
+    pub fn from_name(name: &str) -> Result<Algo, String> {
+        let lower = name.to_ascii_lowercase();
+        Algo::ALL
+            .into_iter()
+            .find(|a| a.name() == lower)
+            .ok_or_else(|| {
+                let names: Vec<String> = Algo::ALL.iter().map(|a| a.name()).collect();
+                format!("unknown algorithm '{name}': give {}", names.join(", "))
+            })
+    }
+
+    /// Blocks one call of [`Algo::job`] processes: the multi-buffer engine
+    /// needs many messages at once to fill its lanes; everything else one.
+    pub fn blocks_per_call(self, bytes: usize) -> usize {
+        match self {
+            // About 4 MiB of messages: 64 or more (two 32-lane groups)
+            // up to 64 KiB each, fewer only for huge blocks.
+            Algo::Md5Mb | Algo::HmacMd5Mb => ((4usize << 20) / bytes.max(1)).clamp(1, 4096),
+            _ => 1,
+        }
+    }
+
+    /// A job that processes [`Algo::blocks_per_call`] blocks of `bytes`
+    /// bytes, or why there is none.
+    pub fn job(self, bytes: usize) -> Result<Job, String> {
+        let block: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+        // A fixed key: the figures do not depend on it.
+        let key: [u8; 16] = *b"linerate-speed-k";
+        Ok(match self {
+            Algo::Md5 => Box::new(move || {
+                black_box(linerate::md5(black_box(&block)));
+            }),
+            Algo::Md5Mb => {
+                let n = self.blocks_per_call(bytes);
+                let data = block.repeat(n);
+                let mut out = vec![[0u8; 16]; n];
+                Box::new(move || {
+                    let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
+                    linerate::md5_many_into(black_box(&messages), &mut out);
+                    black_box(&out);
+                })
+            }
+            Algo::Md5p(k) => {
+                let mut hasher = Md5p::new(k).map_err(|e| e.to_string())?;
+                Box::new(move || {
+                    hasher.update(black_box(&block));
+                    black_box(hasher.finalize_reset());
+                })
+            }
+            Algo::HmacMd5 => hmac_job::<Md5Compression>(key, block, false),
+            Algo::HmacMd5Mb => {
+                let n = self.blocks_per_call(bytes);
+                let data = block.repeat(n);
+                let mac = HmacMd5Key::new(&key);
+                let mut out = vec![[0u8; 16]; n];
+                Box::new(move || {
+                    let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
+                    mac.tag_many_into(black_box(&messages), &mut out);
+                    black_box(&out);
+                })
+            }
+            Algo::HmacSha1 => hmac_job::<Sha1Compression>(key, block, false),
+            Algo::Umac(bits) => {
+                let mut mac = Umac::new(&key, bits);
+                let mut nonce: u64 = 0;
+                Box::new(move || {
+                    nonce = nonce.wrapping_add(1);
+                    // An 8-byte nonce is always valid: the tag cannot fail.
+                    if let Ok(tag) = mac.tag(black_box(&block), &nonce.to_be_bytes()) {
+                        black_box(tag);
+                    }
+                })
+            }
+            Algo::Sha1 => {
+                use sha1::Digest;
+                Box::new(move || {
+                    black_box(sha1::Sha1::digest(black_box(&block)));
+                })
+            }
+            Algo::Ripemd160 => {
+                use ripemd::Digest;
+                Box::new(move || {
+                    black_box(ripemd::Ripemd160::digest(black_box(&block)));
+                })
+            }
+            Algo::Rc4 => {
+                use rc4::{KeyInit, StreamCipher};
+                let mut rc4 = rc4::Rc4::new_from_slice(&key).map_err(|e| e.to_string())?;
+                let mut buf = block;
+                Box::new(move || {
+                    rc4.apply_keystream(black_box(&mut buf));
+                    black_box(&buf);
+                })
+            }
+            Algo::Cksum => Box::new(move || {
+                black_box(linerate::checksum::internet_checksum(black_box(&block)));
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for a in Algo::ALL {
+            assert_eq!(Algo::from_name(&a.name().to_uppercase()), Ok(a));
+        }
+        assert!(Algo::from_name("md5p12").is_err());
+        assert!(
+            Algo::from_name("crc32")
+                .unwrap_err()
+                .contains("give md5, md5-mb")
+        );
+    }
+
+    #[test]
+    fn every_job_runs() {
+        for a in Algo::ALL {
+            match a.job(64) {
+                Ok(mut job) => job(),
+                Err(why) => panic!("{}: {why}", a.name()),
+            }
+        }
+    }
+}

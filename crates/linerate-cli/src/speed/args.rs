@@ -1,0 +1,139 @@
+//! `linerate speed`'s command line.
+
+use super::algo::Algo;
+use std::ffi::OsString;
+
+/// What `linerate speed` was asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// ALGO arguments: rows of the throughput table; empty means every
+    /// table of the lab.
+    pub algos: Vec<Algo>,
+    /// `--bytes N`: one block size instead of the default six.
+    pub bytes: Option<u64>,
+    /// `--seconds S`: time per cell.
+    pub seconds: Option<f64>,
+    /// `-j N`: threads for the throughput table.
+    pub jobs: usize,
+    pub json: bool,
+    pub quick: bool,
+    pub help: bool,
+}
+
+/// The largest block `--bytes` takes (each thread holds one or more).
+const MAX_BYTES: u64 = 256 << 20;
+
+/// Parses the arguments after `speed`; the error is a one-line message.
+pub fn parse(args: &[OsString]) -> Result<Options, String> {
+    let mut options = Options {
+        algos: Vec::new(),
+        bytes: None,
+        seconds: None,
+        jobs: 1,
+        json: false,
+        quick: false,
+        help: false,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let arg = arg
+            .to_str()
+            .ok_or_else(|| format!("invalid argument '{}'", arg.to_string_lossy()))?;
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (arg, None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            match inline.clone() {
+                Some(v) => Ok(v),
+                None => args
+                    .next()
+                    .and_then(|v| v.to_str())
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("option '{what}' needs a value")),
+            }
+        };
+        match name {
+            "--json" => options.json = true,
+            "--quick" => options.quick = true,
+            "-h" | "--help" => options.help = true,
+            "--bytes" => {
+                let v = value("--bytes")?;
+                options.bytes = Some(
+                    v.parse::<u64>()
+                        .ok()
+                        .filter(|n| (1..=MAX_BYTES).contains(n))
+                        .ok_or_else(|| format!("invalid --bytes '{v}': give 1 to {MAX_BYTES}"))?,
+                );
+            }
+            "--seconds" => {
+                let v = value("--seconds")?;
+                options.seconds = Some(
+                    v.parse::<f64>()
+                        .ok()
+                        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 60.0)
+                        .ok_or_else(|| {
+                            format!("invalid --seconds '{v}': give more than 0, at most 60")
+                        })?,
+                );
+            }
+            "-j" | "--jobs" => options.jobs = jobs(&value("-j")?)?,
+            _ if name.starts_with("-j") && name.len() > 2 => options.jobs = jobs(&name[2..])?,
+            _ if name.starts_with('-') && name.len() > 1 => {
+                return Err(format!("unknown option '{arg}'"));
+            }
+            _ => {
+                let algo = Algo::from_name(arg)?;
+                if !options.algos.contains(&algo) {
+                    options.algos.push(algo);
+                }
+            }
+        }
+    }
+    Ok(options)
+}
+
+fn jobs(v: &str) -> Result<usize, String> {
+    v.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=1024).contains(n))
+        .ok_or_else(|| format!("invalid -j '{v}': give 1 to 1024 threads"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parses() {
+        let o = parse(&os(&[
+            "md5",
+            "--bytes",
+            "64",
+            "-j2",
+            "--seconds=0.5",
+            "--json",
+            "MD5",
+        ]))
+        .unwrap();
+        assert_eq!(o.algos, vec![Algo::Md5]);
+        assert_eq!(o.bytes, Some(64));
+        assert_eq!(o.jobs, 2);
+        assert_eq!(o.seconds, Some(0.5));
+        assert!(o.json && !o.quick);
+        for bad in [
+            &["--bytes", "0"][..],
+            &["-j", "x"],
+            &["--seconds", "-1"],
+            &["--frob"],
+            &["md6"],
+            &["--bytes"],
+        ] {
+            assert!(parse(&os(bad)).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! `linerate speed`: the performance lab. Times every algorithm linerate
+//! has (and the ciphers and digests of the seed documents) on this machine
+//! and prints the seed documents' tables with today's figures: throughput
+//! by block size (`openssl speed`'s table), key-setup cost, per-packet MAC
+//! cost reused against re-keyed, RFC 1810's model and link rates, and the
+//! hardware model. `linerate report` renders the same lab as HTML or
+//! Markdown.
+//!
+//! One file per job: `args` (command line), `algo` (the throughput rows and
+//! their jobs), `timing` (warm-up, trials, median, spread), `cells`
+//! (measuring cells; the throughput table), `keysetup`, `permac`, `model`
+//! (RFC 1810's models, link rates, hardware), `seeds` (the quotations),
+//! `machine`, `table` (the data model), `progress`, `text` and `json`.
+
+pub mod algo;
+pub mod args;
+pub mod cells;
+pub mod json;
+pub mod keysetup;
+pub mod machine;
+pub mod model;
+pub mod permac;
+pub mod progress;
+pub mod seeds;
+pub mod table;
+pub mod text;
+pub mod timing;
+
+use crate::PROGRAM;
+use crate::output::print_or_quiet;
+use algo::Algo;
+use cells::{Context, throughput};
+use progress::Progress;
+use std::ffi::OsString;
+use std::process::ExitCode;
+use table::Lab;
+use timing::Settings;
+
+const USAGE: &str = "\
+Usage: linerate speed [OPTION]... [ALGO]...
+The performance lab: measure this machine and print the seed documents'
+tables (RFC 1810, Eric Young 1998, OpenSSH 2007, the 2015 FPGA paper) with
+today's figures beside the quoted ones.
+
+With no ALGO: every table (throughput by block size, key setup, per-packet
+MAC cost, RFC 1810's model, link rates, hardware model), about 35 seconds
+on an idle machine.
+With ALGOs: only their rows of the throughput table.
+
+ALGO: md5, md5-mb (multi-buffer), md5p4, md5p8, md5p16, md5p32, hmac-md5,
+      hmac-md5-mb (multi-buffer), hmac-sha1, umac-32, umac-64, umac-96,
+      umac-128, sha1, ripemd160, rc4, cksum (the Internet checksum,
+      RFC 1071)
+
+  --bytes N      one block size instead of 8, 64, 256, 1024, 8192, 16384
+  --seconds S    time per cell (default 0.15: a warm-up, then five trials,
+                 their median shown)
+  -j N           threads for the throughput table (default 1)
+  --json         one JSON object: the machine and every table's cells
+  --quick        the whole run in a few seconds, same code path (for CI;
+                 the figures are rough)
+  -h, --help     print this help
+
+Throughput figures are in 1000s of bytes per second (openssl speed's and
+the 1998 table's unit). A figure followed by '?' is noisy: its trials
+differ by more than 10%. 'n/a' cells say why under their table. Quoted
+figures are labelled with their source file under ../shared/seeds/.
+A progress bar shows on stderr when it is a terminal.
+
+Exit status: 0 on success; 1 if the output could not be written; 2 for a
+usage error (unknown option or ALGO).
+";
+
+/// Runs `linerate speed`.
+pub fn main(args: &[OsString]) -> ExitCode {
+    let options = match args::parse(args) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{PROGRAM}: speed: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    if options.help {
+        print_or_quiet(USAGE.as_bytes());
+        return ExitCode::SUCCESS;
+    }
+    let lab = run_lab(&options);
+    let text = if options.json {
+        let mut s = serde_json::to_string_pretty(&json::render(&lab)).unwrap_or_default();
+        s.push('\n');
+        s
+    } else {
+        text::render(&lab)
+    };
+    print_or_quiet(text.as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// Measures everything `options` asks for.
+pub fn run_lab(options: &args::Options) -> Lab {
+    let mut settings = if options.quick {
+        Settings::QUICK
+    } else {
+        Settings::DEFAULT
+    };
+    if let Some(seconds) = options.seconds {
+        settings.seconds = seconds;
+    }
+    let everything = options.algos.is_empty();
+    let algos: Vec<Algo> = if everything {
+        Algo::ALL.to_vec()
+    } else {
+        options.algos.clone()
+    };
+    let sizes: Vec<u64> = options
+        .bytes
+        .map_or_else(|| throughput::DEFAULT_SIZES.to_vec(), |b| vec![b]);
+    let cores = timing::all_cores();
+    let link_algos = model::link_algos(&algos);
+    let mut total = throughput::cell_count(&algos, &sizes);
+    if everything {
+        total += keysetup::cell_count()
+            + permac::cell_count()
+            + model::cell_count(link_algos.len(), cores);
+    }
+    let progress = Progress::new(total);
+    let machine = machine::Machine::detect();
+    let ctx = Context {
+        settings,
+        threads: options.jobs,
+        progress: &progress,
+    };
+    let mut tables = Vec::new();
+    let speeds = throughput::measure(&ctx, &algos, &sizes);
+    let digests = throughput::then_and_now(&speeds);
+    tables.push(speeds);
+    tables.extend(digests);
+    if everything {
+        tables.push(keysetup::measure(&ctx));
+        let macs = permac::measure(&ctx);
+        let macs_then = permac::then_and_now(&macs);
+        tables.push(macs);
+        tables.push(macs_then);
+        // RFC 1810's cold data: far larger than a last-level cache, except
+        // in a quick run, whose figures are rough anyway.
+        let cold_buffer = if options.quick { 16 << 20 } else { 512 << 20 };
+        let (model, model_then) = model::rfc1810(&ctx, cold_buffer);
+        tables.push(model);
+        tables.push(model_then);
+        tables.push(model::links(&ctx, &link_algos, cores));
+        tables.push(model::hardware_model());
+        tables.push(model::hardware_results());
+    }
+    progress.finish();
+    Lab { machine, tables }
+}

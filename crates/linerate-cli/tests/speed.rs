@@ -1,0 +1,405 @@
+//! `linerate speed` and `linerate report`, run as programs in their quick
+//! mode: the structure and sanity of what they print and write (every
+//! table, algorithm and seed quotation present, figures positive and
+//! finite, self-contained HTML), and their errors. Never their speed.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_linerate");
+
+fn linerate(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env_remove("LINERATE_MD5_BACKEND")
+        .env_remove("LINERATE_LANES_BACKEND")
+        .output()
+        .expect("run linerate")
+}
+
+const TABLES: [&str; 11] = [
+    "throughput",
+    "digests_then_and_now",
+    "key_setup",
+    "per_packet_mac",
+    "macs_then_and_now",
+    "rfc1810_model",
+    "rfc1810_then_and_now",
+    "link_rates",
+    "hardware_model",
+    "hardware_results",
+    // Not a table: the seeds every run quotes (checked separately).
+    "",
+];
+
+const ALGOS: [&str; 17] = [
+    "md5",
+    "md5-mb",
+    "md5p4",
+    "md5p8",
+    "md5p16",
+    "md5p32",
+    "hmac-md5",
+    "hmac-md5-mb",
+    "hmac-sha1",
+    "umac-32",
+    "umac-64",
+    "umac-96",
+    "umac-128",
+    "sha1",
+    "ripemd160",
+    "rc4",
+    "cksum",
+];
+
+const SEEDS: [&str; 7] = [
+    "rfc1810_measured",
+    "rfc1810_model",
+    "rfc1810_hardware",
+    "eay1998_digests",
+    "eay1998_key_setup",
+    "openssh2007",
+    "fpga2015",
+];
+
+const SEED_FILES: [&str; 4] = [
+    "rfc1810-md5-performance.txt",
+    "key-setup-and-digest-speeds-1998.txt",
+    "openssh-mac-improvements-2007.txt",
+    "md5-fpga-timing-area-2015.md",
+];
+
+fn quick_json(extra: &[&str]) -> Value {
+    let mut args = vec!["speed", "--quick", "--json"];
+    args.extend_from_slice(extra);
+    let out = linerate(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("speed --json prints valid JSON")
+}
+
+fn table<'a>(lab: &'a Value, id: &str) -> &'a Value {
+    lab["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap_or_else(|| panic!("table {id} missing"))
+}
+
+/// The figure of a cell: the one key that is not bookkeeping.
+fn figure(cell: &Value) -> Option<(&str, &Value)> {
+    const BOOKKEEPING: [&str; 9] = [
+        "algorithm",
+        "row",
+        "bytes",
+        "threads",
+        "kind",
+        "spread",
+        "trials",
+        "noisy",
+        "not_available",
+    ];
+    cell.as_object()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| !BOOKKEEPING.contains(&k.as_str()))
+        .map(|(k, v)| (k.as_str(), v))
+}
+
+#[test]
+fn speed_json_has_every_table_algorithm_and_seed() {
+    let lab = quick_json(&[]);
+    let machine = &lab["machine"];
+    for key in ["cpu", "commit", "date", "version"] {
+        assert!(
+            machine[key].as_str().is_some_and(|s| !s.is_empty()),
+            "machine.{key}"
+        );
+    }
+    assert!(
+        machine["backends"]
+            .as_object()
+            .is_some_and(|b| !b.is_empty())
+    );
+    for id in TABLES.iter().filter(|id| !id.is_empty()) {
+        let t = table(&lab, id);
+        assert!(!t["cells"].as_array().unwrap().is_empty(), "{id} has cells");
+    }
+    // Every cell: an algorithm, and a figure under its key or a reason.
+    for t in lab["tables"].as_array().unwrap() {
+        for cell in t["cells"].as_array().unwrap() {
+            assert!(
+                cell["algorithm"].as_str().is_some_and(|a| !a.is_empty()),
+                "{cell}"
+            );
+            match cell["kind"].as_str().unwrap() {
+                "not_available" => assert!(
+                    cell["not_available"]
+                        .as_str()
+                        .is_some_and(|r| !r.is_empty())
+                ),
+                "text" => assert!(figure(cell).is_some_and(|(_, v)| v.is_string()), "{cell}"),
+                kind => {
+                    let (key, v) = figure(cell).unwrap_or_else(|| panic!("{cell}"));
+                    let v = v.as_f64().unwrap_or_else(|| panic!("{key} of {cell}"));
+                    assert!(v.is_finite(), "{cell}");
+                    // Percentages may be negative; everything else is a rate,
+                    // a time, a size or a ratio.
+                    if !key.ends_with("percent") {
+                        assert!(v > 0.0 || t["id"] == "hardware_results", "{cell}");
+                    }
+                    if kind == "measured" {
+                        assert!(cell["noisy"].is_boolean() && cell["trials"].as_u64() > Some(0));
+                        assert!(cell["spread"].as_f64().is_some_and(|s| s >= 0.0));
+                    }
+                }
+            }
+        }
+    }
+    // The throughput table: every algorithm at every default size, in bytes
+    // per second, measured.
+    let throughput = table(&lab, "throughput")["cells"].as_array().unwrap();
+    for algo in ALGOS {
+        for bytes in [8, 64, 256, 1024, 8192, 16384] {
+            let cell = throughput
+                .iter()
+                .find(|c| c["algorithm"] == algo && c["bytes"] == bytes)
+                .unwrap_or_else(|| panic!("{algo} at {bytes}"));
+            assert_eq!(cell["kind"], "measured", "{cell}");
+            assert!(cell["bytes_per_second"].as_f64().unwrap() > 0.0);
+        }
+    }
+    // The tables' own units.
+    let keys = |id: &str| -> Vec<String> {
+        table(&lab, id)["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| figure(c).map(|(k, _)| k.to_string()))
+            .collect()
+    };
+    assert!(keys("key_setup").contains(&"set_key_ns".to_string()));
+    assert!(keys("key_setup").contains(&"cost_bytes".to_string()));
+    assert!(keys("per_packet_mac").contains(&"ns_per_packet".to_string()));
+    assert!(keys("per_packet_mac").contains(&"rekeyed_ns_per_packet".to_string()));
+    assert!(keys("link_rates").contains(&"gbps".to_string()));
+    // Every seed quoted, with its source and text.
+    let mut quoted = Vec::new();
+    for t in lab["tables"].as_array().unwrap() {
+        for s in t["seeds"].as_array().unwrap() {
+            assert!(
+                s["source"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("../shared/seeds/")
+            );
+            assert!(!s["quotation"].as_str().unwrap().is_empty());
+            quoted.push(s["id"].as_str().unwrap().to_string());
+        }
+    }
+    for seed in SEEDS {
+        assert!(quoted.iter().any(|q| q == seed), "seed {seed} quoted");
+    }
+}
+
+#[test]
+fn speed_algo_arguments_select_rows() {
+    let lab = quick_json(&["SHA1", "md5", "--bytes", "64"]);
+    let ids: Vec<&str> = lab["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["throughput", "digests_then_and_now"]);
+    let cells = table(&lab, "throughput")["cells"].as_array().unwrap();
+    let algos: Vec<&str> = cells
+        .iter()
+        .map(|c| c["algorithm"].as_str().unwrap())
+        .collect();
+    assert_eq!(algos, ["sha1", "md5"]);
+    assert!(cells.iter().all(|c| c["bytes"] == 64));
+}
+
+#[test]
+fn speed_text_names_tables_and_quotes_seeds() {
+    let out = linerate(&["speed", "--quick", "md5", "rc4"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("== Throughput by block size"));
+    assert!(text.contains("1000s of bytes per second"));
+    assert!(text.contains("Quoted from ../shared/seeds/key-setup-and-digest-speeds-1998.txt"));
+    assert!(text.contains("md5 1926.01k 11470.49k"));
+    assert!(out.stderr.is_empty(), "no progress bar without a terminal");
+}
+
+#[test]
+fn speed_errors_are_one_line_and_exit_2() {
+    for args in [
+        &["speed", "md7"][..],
+        &["speed", "--bytes", "0"],
+        &["speed", "--frobnicate"],
+        &["speed", "-j"],
+        &["report", "--frobnicate"],
+    ] {
+        let out = linerate(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("linerate: "), "{err}");
+    }
+    let err = String::from_utf8(linerate(&["speed", "md7"]).stderr).unwrap();
+    assert!(err.contains("'md7'") && err.contains("md5-mb"), "{err}");
+}
+
+/// What a self-contained page must not have: anything fetched.
+fn assert_self_contained(page: &str) {
+    for fetch in ["src=", "<link", "<script", "href=\"http", "url(", "@import"] {
+        assert!(!page.contains(fetch), "page has {fetch}");
+    }
+}
+
+/// The seed files' names and every table's title, as they appear on a page.
+fn assert_complete(page: &str) {
+    for file in SEED_FILES {
+        assert!(
+            page.contains(&format!("../shared/seeds/{file}")),
+            "{file} quoted"
+        );
+    }
+    for quoted in [
+        "87 Mbps    DEC Alpha (190 Mhz)",
+        "md5 1926.01k",
+        "Blowfish 997.606uS",
+        "20% better than",
+    ] {
+        assert!(page.contains(quoted), "{quoted}");
+    }
+    for title in [
+        "Throughput by block size",
+        "Key setup",
+        "Per-packet MAC",
+        "RFC 1810",
+        "Link rates",
+        "hardware model",
+    ] {
+        assert!(page.contains(title), "{title}");
+    }
+    assert!(page.matches("<svg").count() >= 4, "four plots");
+    assert!(!page.contains("not drawn"), "every plot drawn");
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".linerate-report"))
+        .collect()
+}
+
+#[test]
+fn report_html_is_complete_and_self_contained() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.html");
+    let out = linerate(&["report", "--quick", "-o", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let page = std::fs::read_to_string(&path).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
+    assert!(page.contains("<style>"));
+    assert_self_contained(&page);
+    assert_complete(&page);
+    assert!(page.contains("Intel") || page.contains("CPU"));
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn report_markdown_is_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.md");
+    let out = linerate(&[
+        "report",
+        "--quick",
+        "--markdown",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&path).unwrap();
+    assert!(page.starts_with("# linerate performance report"));
+    assert!(page.contains("\n|---|"));
+    assert_self_contained(&page);
+    assert_complete(&page);
+}
+
+#[test]
+fn report_to_standard_output() {
+    let out = linerate(&["report", "--quick", "-o", "-"]);
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .starts_with("<!DOCTYPE html>")
+    );
+}
+
+#[test]
+fn report_to_an_unwritable_place_fails_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("report.html");
+    let out = linerate(&["report", "--quick", "-o", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("linerate: report: ") && err.contains("report.html"),
+        "{err}"
+    );
+    assert!(!missing.exists());
+    // A directory in the way.
+    let out = linerate(&["report", "--quick", "-o", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(leftovers(dir.path()).is_empty());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// The quotations are the seed documents' text: every quoted line is a
+/// line of its source (skipped where ../shared is not beside the checkout).
+#[test]
+fn quotations_are_verbatim() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for seed in linerate_cli::speed::seeds::ALL {
+        let Ok(source) = std::fs::read_to_string(root.join(seed.source)) else {
+            eprintln!("{} not found: not checked", seed.source);
+            continue;
+        };
+        let lines: Vec<&str> = source.lines().map(str::trim).collect();
+        for line in seed.quotation.lines().map(str::trim) {
+            if line.is_empty() || line == "[...]" || line.starts_with("Table ") {
+                continue;
+            }
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l == &line || l.ends_with(line) || l.starts_with(line)),
+                "{}: {line:?}",
+                seed.id
+            );
+        }
+    }
+}

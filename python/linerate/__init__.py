@@ -1,0 +1,86 @@
+"""linerate: MD5 at the latency bound, multi-buffer MD5, RFC 1810's MD5-P/K,
+HMAC and UMAC, for Python.
+
+hashlib-compatible hash objects (``md5``, ``md5p``, ``new``) that work as
+``digestmod`` for :mod:`hmac` and with :func:`hashlib.file_digest`; batch
+APIs on the multi-buffer engine (``md5_many``, ``md5_many_offsets``); native
+file hashing (``hash_file``, ``hash_files``, ``s3_etag``); MACs (``hmac_md5``,
+``HmacKey``, ``umac``) and ``compare_digest``. The GIL is released for
+updates of 2 KiB or more and for every batch and file call.
+
+MD5 is broken for collision resistance: anyone can make two inputs with the
+same MD5. Use MD5 and MD5-P against accidental corruption and for formats
+that require them; authenticate with a MAC (HMAC, UMAC).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Union
+
+from ._linerate import (
+    Hash,
+    HmacKey,
+    Umac,
+    __version__,
+    compare_digest,
+    hash_files,
+    hmac_md5,
+    md5,
+    md5_many,
+    md5_many_offsets,
+    md5p,
+    new,
+    s3_etag,
+    umac,
+)
+from ._linerate import hash_file as _hash_path
+
+__all__ = [
+    "Hash",
+    "HmacKey",
+    "Umac",
+    "algorithms_available",
+    "compare_digest",
+    "hash_file",
+    "hash_files",
+    "hmac_md5",
+    "md5",
+    "md5_many",
+    "md5_many_offsets",
+    "md5p",
+    "new",
+    "s3_etag",
+    "umac",
+]
+
+#: Names ``new`` accepts: ``md5`` and ``md5pK`` for K a multiple of 4 from 4 to 256.
+algorithms_available = frozenset(["md5"] + [f"md5p{k}" for k in range(4, 257, 4)])
+
+_CHUNK = 1 << 20
+
+
+def hash_file(
+    file: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", IO[bytes]],
+    algo: str = "md5",
+) -> bytes:
+    """The digest of a file: a path (read natively, GIL released) or a
+    binary file object opened for reading (read with ``readinto``)."""
+    if hasattr(file, "readinto") or hasattr(file, "read"):
+        h = new(algo)
+        if hasattr(file, "readinto"):
+            buf = bytearray(_CHUNK)
+            view = memoryview(buf)
+            while True:
+                n = file.readinto(buf)
+                if not n:
+                    break
+                h.update(view[:n])
+        else:
+            while True:
+                chunk = file.read(_CHUNK)
+                if not chunk:
+                    break
+                h.update(chunk)
+        return h.digest()
+    return _hash_path(file, algo)

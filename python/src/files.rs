@@ -1,0 +1,138 @@
+//! Files read and hashed natively with the GIL released, through the same
+//! engines as `linerate sum` (files in the lanes of the multi-buffer
+//! engine, on several threads) and `linerate etag`.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+
+use linerate_cli::api::{self, FileError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+
+use crate::many::thread_count;
+
+/// `hash_file(path, algo="md5") -> bytes`.
+#[pyfunction]
+#[pyo3(signature = (path, algo = "md5"))]
+pub fn hash_file<'py>(
+    py: Python<'py>,
+    path: &Bound<'py, PyAny>,
+    algo: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let algorithm = algorithm(algo)?;
+    let paths = vec![os_path(path)?];
+    let mut results = py.detach(|| api::hash_files(&paths, algorithm, 1));
+    let digest = results
+        .pop()
+        .ok_or_else(|| PyOSError::new_err("no result"))?;
+    Ok(PyBytes::new(py, &digest.map_err(|e| os_error(py, e))?))
+}
+
+/// `hash_files(paths, algo="md5", threads=None, errors="raise")`: the
+/// digest of every path, in order. With `errors="raise"` the first path
+/// (in order) that fails raises its `OSError`; with `errors="return"` the
+/// exception takes that path's place in the list.
+#[pyfunction]
+#[pyo3(signature = (paths, algo = "md5", threads = None, errors = "raise"))]
+pub fn hash_files<'py>(
+    py: Python<'py>,
+    paths: &Bound<'py, PyAny>,
+    algo: &str,
+    threads: Option<usize>,
+    errors: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    let algorithm = algorithm(algo)?;
+    let raise = errors_mode(errors)?;
+    let threads = thread_count(threads)?;
+    let paths = paths
+        .try_iter()?
+        .map(|p| os_path(&p?))
+        .collect::<PyResult<Vec<_>>>()?;
+    let results = py.detach(|| api::hash_files(&paths, algorithm, threads));
+    let list = PyList::empty(py);
+    for result in results {
+        match result {
+            Ok(digest) => list.append(PyBytes::new(py, &digest))?,
+            Err(e) if raise => return Err(os_error(py, e)),
+            Err(e) => list.append(os_error(py, e).into_value(py))?,
+        }
+    }
+    Ok(list)
+}
+
+/// `s3_etag(path, part_size=None) -> str`: the ETag S3 shows for `path`
+/// uploaded in parts of `part_size` bytes, or with the AWS CLI's defaults.
+#[pyfunction]
+#[pyo3(signature = (path, part_size = None))]
+pub fn s3_etag(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    part_size: Option<u64>,
+) -> PyResult<String> {
+    if part_size == Some(0) {
+        return Err(PyValueError::new_err("part_size must be positive"));
+    }
+    let paths = vec![os_path(path)?];
+    let mut results = py.detach(|| api::s3_etags(&paths, part_size, 1));
+    let etag = results
+        .pop()
+        .ok_or_else(|| PyOSError::new_err("no result"))?;
+    Ok(etag.map_err(|e| os_error(py, e))?.to_string())
+}
+
+fn algorithm(name: &str) -> PyResult<linerate_cli::algorithm::Algorithm> {
+    api::algorithm(name).map_err(|e| PyValueError::new_err(format!("algo {name:?}: {e}")))
+}
+
+fn errors_mode(errors: &str) -> PyResult<bool> {
+    match errors {
+        "raise" => Ok(true),
+        "return" => Ok(false),
+        _ => Err(PyValueError::new_err(format!(
+            "errors must be 'raise' or 'return', not {errors:?}"
+        ))),
+    }
+}
+
+/// A path from `str`, `bytes` or an `os.PathLike`, as `open` takes them.
+fn os_path(path: &Bound<'_, PyAny>) -> PyResult<OsString> {
+    let os = path.py().import("os")?;
+    let fspath = os.call_method1("fspath", (path,)).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "expected str, bytes or os.PathLike object, not {}",
+            crate::buffer::type_name(path)
+        ))
+    })?;
+    if let Ok(bytes) = fspath.extract::<Vec<u8>>() {
+        return Ok(OsString::from_vec(bytes));
+    }
+    // `os.fsencode` gives the bytes `open` would use (surrogateescape).
+    let bytes: Vec<u8> = os.call_method1("fsencode", (fspath,))?.extract()?;
+    Ok(OsString::from_vec(bytes))
+}
+
+/// The `OSError` Python raises for the same failure: `OSError(errno,
+/// strerror, filename)` becomes `FileNotFoundError`, `IsADirectoryError`...
+fn os_error(py: Python<'_>, e: FileError) -> PyErr {
+    let bytes = e.path.into_vec();
+    // The name as Python spells it (`os.fsdecode`), so `filename` matches.
+    let path: Py<PyAny> = py
+        .import("os")
+        .and_then(|os| os.call_method1("fsdecode", (PyBytes::new(py, &bytes),)))
+        .map(Bound::unbind)
+        .unwrap_or_else(|_| {
+            String::from_utf8_lossy(&bytes)
+                .into_pyobject(py)
+                .map(|s| s.into_any().unbind())
+                .unwrap_or_else(|_| py.None())
+        });
+    match e.error.raw_os_error() {
+        Some(errno) => {
+            let text = e.error.to_string();
+            let text = text.split(" (os error").next().unwrap_or(&text).to_owned();
+            PyOSError::new_err((errno, text, path))
+        }
+        None => PyOSError::new_err(format!("{}: {}", String::from_utf8_lossy(&bytes), e.error)),
+    }
+}

@@ -1,0 +1,41 @@
+"""Shared helpers: the spec's MD5-P/K reference, random data, peers."""
+
+import hashlib
+import os
+import random
+
+import pytest
+
+
+def md5p_reference(data: bytes, k: int) -> bytes:
+    """MD5-P/K as the spec's normative Python reference computes it
+    (../shared/specs/md5p.md), on hashlib."""
+    chains = [hashlib.md5() for _ in range(k)]
+    for i in range(0, len(data), 64):
+        chains[(i // 64) % k].update(data[i : i + 64])
+    return hashlib.md5(b"".join(c.digest() for c in chains)).digest()
+
+
+def boundary_lengths(block: int = 64, blocks: int = 4):
+    """Every length around each multiple of the block (and of the padding
+    edge at 56 mod 64) up to `blocks` blocks."""
+    out = set()
+    for b in range(blocks + 1):
+        for edge in (b * block, b * block + 56):
+            for d in (-2, -1, 0, 1, 2):
+                if edge + d >= 0:
+                    out.add(edge + d)
+    return sorted(out)
+
+
+@pytest.fixture
+def rng():
+    seed = int(os.environ.get("LINERATE_TEST_SEED", "0")) or random.randrange(1 << 30)
+    print(f"LINERATE_TEST_SEED={seed}")
+    return random.Random(seed)
+
+
+def required_peers() -> bool:
+    """scripts/test-all.sh installs every peer and sets this: a missing
+    peer is then a failure, not a skip."""
+    return os.environ.get("LINERATE_PEERS") == "required"
