@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: builds linerate, checks it with RFC 1321's test suite, runs
-# RFC 1321's time trial, then measures it against OpenSSL on this machine
-# (alternating runs, medians, ratio).
+# the performance lab (`linerate speed`: every table of the seed documents,
+# measured on this machine, the 1995/1998/2007 figures beside) and writes
+# the same as one HTML page (report.html), then measures MD5 against
+# OpenSSL here (alternating runs, medians, ratio).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
@@ -13,6 +15,9 @@ cargo build --release --locked -p linerate-cli
 bin=target/release/linerate
 "$bin" md5 -x
 echo
-"$bin" md5 -t
+"$bin" speed
+echo
+"$bin" report -o report.html
+echo "report.html: the tables above as one page, with plots"
 echo
 python3 scripts/md5_vs_openssl.py --linerate "$bin" "$@"

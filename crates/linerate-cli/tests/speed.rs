@@ -126,6 +126,13 @@ fn speed_json_has_every_table_algorithm_and_seed() {
             .as_object()
             .is_some_and(|b| !b.is_empty())
     );
+    // The two clocks of RFC 1810's model: the core's (dependent adds) and
+    // the time-stamp counter's, both measured and plausible for x86-64.
+    #[cfg(target_arch = "x86_64")]
+    for key in ["core_hz", "tsc_hz"] {
+        let hz = machine[key].as_f64().unwrap_or(0.0);
+        assert!((1e8..1e10).contains(&hz), "machine.{key} = {hz}");
+    }
     for id in TABLES.iter().filter(|id| !id.is_empty()) {
         let t = table(&lab, id);
         assert!(!t["cells"].as_array().unwrap().is_empty(), "{id} has cells");

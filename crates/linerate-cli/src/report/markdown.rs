@@ -26,6 +26,9 @@ pub fn machine_rows(lab: &Lab) -> Vec<(String, String)> {
             format!("{:.2} GHz (measured)", hz / 1e9),
         ));
     }
+    if let Some(hz) = m.tsc_hz {
+        rows.push(("TSC".into(), format!("{:.2} GHz (measured)", hz / 1e9)));
+    }
     rows.push((
         "linerate".into(),
         format!("{} (commit {})", m.version, m.commit),

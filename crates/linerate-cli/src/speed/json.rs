@@ -22,6 +22,7 @@ pub fn render(lab: &Lab) -> Json {
             "backends": backends,
             "threads": m.threads,
             "core_hz": m.core_hz,
+            "tsc_hz": m.tsc_hz,
             "commit": m.commit,
             "version": m.version,
             "date": m.date,

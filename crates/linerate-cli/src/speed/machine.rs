@@ -23,6 +23,8 @@ pub struct Machine {
     pub threads: usize,
     /// The core clock measured at the start of the run, in Hz.
     pub core_hz: Option<f64>,
+    /// The time-stamp counter's fixed rate, in Hz.
+    pub tsc_hz: Option<f64>,
     pub commit: &'static str,
     pub version: &'static str,
     /// The UTC date and time of the run, `YYYY-MM-DD HH:MM UTC`.
@@ -51,6 +53,7 @@ impl Machine {
             ],
             threads: super::timing::all_cores(),
             core_hz: linerate::clock::core_hz(),
+            tsc_hz: linerate::clock::tsc_hz(),
             commit: COMMIT,
             version: env!("CARGO_PKG_VERSION"),
             date: utc_now(),

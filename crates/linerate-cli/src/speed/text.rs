@@ -23,6 +23,9 @@ pub fn render(lab: &Lab) -> String {
     if let Some(hz) = m.core_hz {
         let _ = writeln!(out, "Core clock at start: {:.2} GHz (measured)", hz / 1e9);
     }
+    if let Some(hz) = m.tsc_hz {
+        let _ = writeln!(out, "TSC: {:.2} GHz (measured)", hz / 1e9);
+    }
     for table in &lab.tables {
         out.push('\n');
         out.push_str(&render_table(table));
