@@ -33,7 +33,7 @@ const TABLES: [&str; 11] = [
     "",
 ];
 
-const ALGOS: [&str; 17] = [
+const ALGOS: [&str; 18] = [
     "md5",
     "md5-mb",
     "md5p4",
@@ -42,6 +42,7 @@ const ALGOS: [&str; 17] = [
     "md5p32",
     "hmac-md5",
     "hmac-md5-mb",
+    "keyed-md5-mb",
     "hmac-sha1",
     "umac-32",
     "umac-64",

@@ -71,12 +71,13 @@ const MD5_FAMILY: [&str; 7] = [
 ];
 
 /// The rows of the link-rate plot: RFC 1810's question, then and now.
-const LINK_FAMILY: [&str; 7] = [
+const LINK_FAMILY: [&str; 8] = [
     "md5",
     "md5-mb",
     "md5p16",
     "hmac-md5",
     "hmac-md5-mb",
+    "keyed-md5-mb",
     "hmac-sha1",
     "umac-64",
 ];

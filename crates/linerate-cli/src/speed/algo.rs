@@ -5,6 +5,7 @@
 use super::permac::hmac_job;
 use super::timing::Job;
 use linerate::mac::hmac::{Md5Compression, Sha1Compression};
+use linerate::mac::keyed_md5::KeyedMd5Key;
 use linerate::mac::umac::{TagBits, Umac};
 use linerate::{HmacMd5Key, Md5p};
 use std::hint::black_box;
@@ -23,6 +24,9 @@ pub enum Algo {
     /// HMAC-MD5 of many blocks at once in SIMD lanes (`tag_many_into`),
     /// as `packets` authenticates a batch.
     HmacMd5Mb,
+    /// RFC 1828's keyed MD5 (the AH transform RFC 1810 measured) of many
+    /// blocks at once in SIMD lanes, as `packets` authenticates a batch.
+    KeyedMd5Mb,
     /// HMAC-SHA1 with its key set up once.
     HmacSha1,
     /// UMAC (RFC 4418) with its key set up once, a fresh nonce per block.
@@ -39,7 +43,7 @@ pub enum Algo {
 
 impl Algo {
     /// Every row, in the table's order.
-    pub const ALL: [Algo; 17] = [
+    pub const ALL: [Algo; 18] = [
         Algo::Md5,
         Algo::Md5Mb,
         Algo::Md5p(4),
@@ -48,6 +52,7 @@ impl Algo {
         Algo::Md5p(32),
         Algo::HmacMd5,
         Algo::HmacMd5Mb,
+        Algo::KeyedMd5Mb,
         Algo::HmacSha1,
         Algo::Umac(TagBits::B32),
         Algo::Umac(TagBits::B64),
@@ -67,6 +72,7 @@ impl Algo {
             Algo::Md5p(k) => format!("md5p{k}"),
             Algo::HmacMd5 => "hmac-md5".into(),
             Algo::HmacMd5Mb => "hmac-md5-mb".into(),
+            Algo::KeyedMd5Mb => "keyed-md5-mb".into(),
             Algo::HmacSha1 => "hmac-sha1".into(),
             Algo::Umac(bits) => format!("umac-{}", bits.bits()),
             Algo::Sha1 => "sha1".into(),
@@ -94,7 +100,9 @@ impl Algo {
         match self {
             // About 4 MiB of messages: 64 or more (two 32-lane groups)
             // up to 64 KiB each, fewer only for huge blocks.
-            Algo::Md5Mb | Algo::HmacMd5Mb => ((4usize << 20) / bytes.max(1)).clamp(1, 4096),
+            Algo::Md5Mb | Algo::HmacMd5Mb | Algo::KeyedMd5Mb => {
+                ((4usize << 20) / bytes.max(1)).clamp(1, 4096)
+            }
             _ => 1,
         }
     }
@@ -131,6 +139,17 @@ impl Algo {
                 let n = self.blocks_per_call(bytes);
                 let data = block.repeat(n);
                 let mac = HmacMd5Key::new(&key);
+                let mut out = vec![[0u8; 16]; n];
+                Box::new(move || {
+                    let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
+                    mac.tag_many_into(black_box(&messages), &mut out);
+                    black_box(&out);
+                })
+            }
+            Algo::KeyedMd5Mb => {
+                let n = self.blocks_per_call(bytes);
+                let data = block.repeat(n);
+                let mac = KeyedMd5Key::new(&key);
                 let mut out = vec![[0u8; 16]; n];
                 Box::new(move || {
                     let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();

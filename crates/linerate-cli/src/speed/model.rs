@@ -78,6 +78,7 @@ pub fn link_algos(selected: &[Algo]) -> Vec<Algo> {
         Algo::Md5p(16),
         Algo::HmacMd5,
         Algo::HmacMd5Mb,
+        Algo::KeyedMd5Mb,
         Algo::HmacSha1,
         Algo::Umac(TagBits::B64),
         Algo::Cksum,
