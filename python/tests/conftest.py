@@ -39,3 +39,32 @@ def required_peers() -> bool:
     """scripts/test-all.sh installs every peer and sets this: a missing
     peer is then a failure, not a skip."""
     return os.environ.get("LINERATE_PEERS") == "required"
+
+
+def ticks_during(call) -> int:
+    """How often another Python thread ran during the middle half of
+    `call()`. A call that holds the GIL lets the other thread in only
+    around its start (the interpreter hands the GIL over at the call
+    instruction, for up to one switch interval, 5 ms): in the middle of a
+    call of 40 ms or more, zero."""
+    import threading
+    import time
+
+    stop = threading.Event()
+    ticks = []
+
+    def spin():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+
+    t = threading.Thread(target=spin)
+    t.start()
+    time.sleep(0.02)
+    start = time.perf_counter()
+    call()
+    end = time.perf_counter()
+    stop.set()
+    t.join()
+    assert end - start > 0.04, f"the call took {end - start:.3f} s: too short to tell"
+    quarter = (end - start) / 4
+    return sum(start + quarter < x < end - quarter for x in ticks)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import linerate
+from conftest import ticks_during
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, None])
@@ -77,3 +78,10 @@ def test_md5_many_offsets_errors():
     with pytest.raises((BufferError, TypeError)):
         linerate.md5_many_offsets(b"abc", np.array([0, 3], np.int64), out=b"\0" * 16)
     assert linerate.md5_many_offsets(b"", np.array([0], np.int64)) == b""
+
+
+def test_batches_release_the_gil():
+    rows = [bytes(64)] * 3_000_000
+    assert ticks_during(lambda: linerate.md5_many(rows, threads=1)) > 0
+    values, offsets = column(rows, np.int64)
+    assert ticks_during(lambda: linerate.md5_many_offsets(values, offsets, threads=1)) > 0

@@ -10,7 +10,7 @@ import pathlib
 import pytest
 
 import linerate
-from conftest import md5p_reference
+from conftest import md5p_reference, ticks_during
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -110,3 +110,10 @@ def test_s3_etag(tmp_path, rng):
         linerate.s3_etag(tmp_path / "nope")
     with pytest.raises(ValueError, match="positive"):
         linerate.s3_etag(path, 0)
+
+
+def test_file_calls_release_the_gil(tmp_path):
+    path = write(tmp_path, "big", bytes(96 << 20))
+    assert ticks_during(lambda: linerate.hash_files([path, path], threads=1)) > 0
+    assert ticks_during(lambda: linerate.hash_file(path, "md5")) > 0
+    assert ticks_during(lambda: linerate.s3_etag(path)) > 0

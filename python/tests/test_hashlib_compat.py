@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import linerate
-from conftest import boundary_lengths, md5p_reference
+from conftest import boundary_lengths, md5p_reference, ticks_during
 
 # ../shared/specs/md5p.md, "Test vectors", verbatim.
 SPEC_VECTORS = [
@@ -224,3 +224,11 @@ def test_many_threads_own_objects(rng):
     for t in ts:
         t.join()
     assert results == [hashlib.md5(d).digest() for d in datas]
+
+
+def test_large_updates_release_the_gil():
+    big = bytes(256 << 20)
+    assert ticks_during(lambda: linerate.md5(big)) > 0
+    assert ticks_during(lambda: linerate.md5p(4, big)) > 0
+    # The control: a C call that keeps the GIL (bytes.count never lets go).
+    assert ticks_during(lambda: big.count(b"\x01\x02")) == 0
