@@ -5,11 +5,14 @@
 // Block timing (65 cycles per 512-bit block, back to back):
 //   edge L     : start && ready -> load b,c,d,cv_out <= cv_in, msg <= blk_in,
 //                akm <= cv_in.a + K[0] + M[0]          (precompute, "a step early"),
-//                km <= K[1] + M[1], kr <= K[2], mr <= M[2], la <= 3 (look-ahead)
+//                km <= K[1] + M[1], kr <= K[2], mr <= M[2], la <= 3 (look-ahead),
+//                fx/fy <= step 0's round function split on b (from cv_in.c, .d)
 //   edges L+1..L+64 : steps 0..63, one per clock
 //   edge L+64  : step 63 plus cv_out <= cv_out + {a,b,c,d}; done <= 1
 //                (the b word as (cv.b + b) + rot(t), so no adder is added in
 //                series with the step)
+//   The step path is b -> fn = b ? fx : fy (one LUT) -> akm + fn -> one-hot
+//   rotate (AND-OR, registered select) -> + b (or + (cv.b + b) in step 63).
 //   cycle after L+64: done = 1, ready = 1, cv_out valid -> the next start may be
 //                taken on this very cycle (edge L+65), giving 65 cycles per block.
 //
@@ -24,10 +27,10 @@
 //                                 "gray" changes exactly one bit per step
 //                                 (including the 63 -> 0 wrap).  The
 //                                 ROMs and selects do not decode it on the
-//                                 step path (registered sel/last, binary
-//                                 look-ahead la).
+//                                 step path (registered rsel/nrnd/last,
+//                                 binary look-ahead la).
 //   GATING  = 0 | 1               0: the step datapath registers (b,c,d,akm
-//                                 and the look-ahead km,kr,mr,la) are
+//                                 and the look-ahead fx,fy,km,kr,mr,la) are
 //                                 clocked every cycle and run free while
 //                                 idle.  1: they are only enabled while busy
 //                                 or loading (en = busy | load).  On an FPGA
@@ -37,9 +40,14 @@
 //                                 e.g. a library ICG, inferred by the synthesis
 //                                 tool's clock-gating insertion) so the 128
 //                                 datapath flops see no clock edges when idle.
+//   ROT_PAIRS = 0 | 1             logic shape of the rotate only (same
+//                                 function): 1 keeps its AND-OR pairs as
+//                                 nets (faster on iCE40), 0 lets the tool
+//                                 restructure it (faster on ECP5).
 module md5_iter #(
     parameter COUNTER = "binary",
-    parameter GATING  = 0
+    parameter GATING  = 0,
+    parameter ROT_PAIRS = 0
 ) (
     input  wire         clk,
     input  wire         rst,        // synchronous, active high
@@ -295,10 +303,12 @@ module md5_iter #(
 
     wire [5:0] step  = cnt_dec(cnt);
     wire [5:0] nstep = step + 6'd1;
+    // round of step + 2 (step mod 16 >= 14 carries into the round)
+    wire [1:0] n2rnd = step[5:4] + {1'b0, step[3:1] == 3'b111};
 
     // Registered step decodes, so that no counter decode sits on the step
-    // path: sel = {round, step mod 4} of the current step, last = step 63.
-    reg  [3:0]  sel;
+    // path: rsel = one-hot {round, step mod 4} of the current step (below),
+    // nrnd = round of the next step, last = step 63.
     reg         last;
 
     // Operand lookahead (all from registers, no counter decode on the path):
@@ -308,19 +318,61 @@ module md5_iter #(
     reg  [31:0] km, kr, mr;
     reg  [5:0]  la;
 
-    // Step function.
-    reg  [31:0] fn;
-    always @(*) begin
-        case (sel[3:2])
-        2'd0:    fn = (b & c) | (~b & d);   // F
-        2'd1:    fn = (b & d) | (c & ~d);   // G
-        2'd2:    fn = b ^ c ^ d;            // H
-        default: fn = c ^ (b | ~d);         // I
-        endcase
-    end
+    // Round function, split on b.  Bitwise, each of F/G/H/I is a 2:1 mux on
+    // b between two functions of (c, d) alone: fx = f(1, c, d) and
+    // fy = f(0, c, d).  The next step's c and d are this step's b and c
+    // (registers), and its round is known (nrnd), so fx/fy are formed a
+    // step early into registers and the step itself only does
+    // fn = b ? fx : fy (one LUT level, no round select on the path).
+    //            b = 1 (fx)    b = 0 (fy)
+    //   F  b?c:d      c             d
+    //   G  d?b:c      c | d         c & ~d
+    //   H  b^c^d      ~(c ^ d)      c ^ d
+    //   I  c^(b|~d)   ~c            c ^ ~d
+    reg  [31:0] fx, fy;
+    reg  [1:0]  nrnd;           // round of step s+1 (s = current step)
+    function [63:0] fxy;        // {fx, fy} of a round from its (c, d)
+        input [1:0]  rnd;
+        input [31:0] cc, dd;
+        begin
+            case (rnd)
+            2'd0:    fxy = {cc,           dd};
+            2'd1:    fxy = {cc | dd,      cc & ~dd};
+            2'd2:    fxy = {~(cc ^ dd),   cc ^ dd};
+            default: fxy = {~cc,          cc ^ ~dd};
+            endcase
+        end
+    endfunction
+    wire [63:0] fxy_nx = fxy(nrnd, b, c);
+    wire [31:0] fn     = (b & fx) | (~b & fy);
 
+    // Rotation select, one-hot and registered (rsel[k] <=> {round, step mod
+    // 4} == k), so the rotate is an AND-OR of 16 fixed wirings with no
+    // select decode.  ROT_PAIRS only shapes the logic, the function is the
+    // same: 1 keeps the 8 pairs (s0 & x0 | s1 & x1, one LUT4 each) as nets
+    // so that logic optimisation cannot fold them back into a deeper mux
+    // tree, leaving an 8-input OR behind them (best on iCE40's plain LUT4s);
+    // 0 leaves the whole AND-OR to the tool (best on ECP5, whose PFUMX/L6MUX
+    // wide-mux cells the tool then uses).
+    reg  [15:0] rsel;
     wire [31:0] t      = akm + fn;
-    wire [31:0] rot_t  = md5_rot(sel, t);
+    wire [31:0] rot_pair [0:7];
+    genvar gp;
+    generate
+        for (gp = 0; gp < 8; gp = gp + 1) begin : g_rot
+            wire [31:0] pv =
+                (md5_rot(2*gp,   t) & {32{rsel[2*gp]}}) |
+                (md5_rot(2*gp+1, t) & {32{rsel[2*gp+1]}});
+            if (ROT_PAIRS != 0) begin : g_keep
+                (* keep *) wire [31:0] p = pv;
+                assign rot_pair[gp] = p;
+            end else begin : g_free
+                assign rot_pair[gp] = pv;
+            end
+        end
+    endgenerate
+    wire [31:0] rot_t  = rot_pair[0] | rot_pair[1] | rot_pair[2] | rot_pair[3] |
+                         rot_pair[4] | rot_pair[5] | rot_pair[6] | rot_pair[7];
     wire [31:0] new_b  = b + rot_t;
     // Chaining add for the b word re-associated: cv.b + (b + rot_t) =
     // (cv.b + b) + rot_t, where cv.b + b is formed from registers in parallel
@@ -338,18 +390,21 @@ module md5_iter #(
             busy <= 1'b0;
             done <= 1'b0;
             cnt  <= 6'd0;
-            sel  <= 4'd0;
+            rsel <= 16'd1;
+            nrnd <= 2'd0;
             last <= 1'b0;
         end else begin
             done <= busy & last;
             if (load) begin
                 busy <= 1'b1;
                 cnt  <= cnt_enc(6'd0);
-                sel  <= 4'd0;
+                rsel <= 16'd1;
+                nrnd <= 2'd0;           // round of step 1
                 last <= 1'b0;
             end else if (busy) begin
                 cnt  <= cnt_enc(nstep);
-                sel  <= {nstep[5:4], nstep[1:0]};
+                rsel <= 16'd1 << {nstep[5:4], nstep[1:0]};
+                nrnd <= n2rnd;          // round of step s+2
                 last <= (nstep == 6'd63);
                 if (last)
                     busy <= 1'b0;
@@ -365,6 +420,8 @@ module md5_iter #(
                 c   <= cv_in[95:64];
                 d   <= cv_in[127:96];
                 akm <= akm_ld;
+                fx  <= cv_in[95:64];    // step 0 is round F: fx = c, fy = d
+                fy  <= cv_in[127:96];
                 km  <= md5_k(6'd1) + blk_in[63:32];
                 kr  <= md5_k(6'd2);
                 mr  <= blk_in[95:64];
@@ -374,6 +431,7 @@ module md5_iter #(
                 c   <= b;
                 d   <= c;
                 akm <= akm_nx;
+                {fx, fy} <= fxy_nx;
                 km  <= kr + mr;
                 kr  <= md5_k(la);
                 mr  <= md5_word(msg, md5_g(la));

