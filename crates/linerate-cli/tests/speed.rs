@@ -235,6 +235,22 @@ fn speed_algo_arguments_select_rows() {
 }
 
 #[test]
+fn speed_cold_streams_every_algorithm_from_a_large_buffer() {
+    let lab = quick_json(&["--cold", "--bytes", "1500"]);
+    let t = table(&lab, "throughput");
+    let cells = t["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), ALGOS.len());
+    for cell in cells {
+        assert_eq!(cell["kind"], "measured", "{cell}");
+        assert!(cell["bytes_per_second"].as_f64().unwrap() > 0.0);
+    }
+    let notes = t["notes"].to_string();
+    assert!(notes.contains("Cold (--cold)"), "{notes}");
+    let warm = table(&quick_json(&["md5", "--bytes", "64"]), "throughput")["notes"].to_string();
+    assert!(warm.contains("Warm:"), "{warm}");
+}
+
+#[test]
 fn speed_text_names_tables_and_quotes_seeds() {
     let out = linerate(&["speed", "--quick", "md5", "rc4"]);
     assert!(out.status.success());

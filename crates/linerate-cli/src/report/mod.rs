@@ -122,6 +122,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         jobs: 1,
         json: false,
         quick: options.quick,
+        cold: false,
         help: false,
     });
     let page = if options.markdown {

@@ -2,6 +2,7 @@
 //! and the job that processes one block of each: a one-shot digest or MAC
 //! of the block with its key set up once, as `openssl speed` times them.
 
+use super::blocks::Blocks;
 use super::permac::hmac_job;
 use super::timing::Job;
 use linerate::mac::hmac::{Md5Compression, Sha1Compression};
@@ -108,20 +109,21 @@ impl Algo {
     }
 
     /// A job that processes [`Algo::blocks_per_call`] blocks of `bytes`
-    /// bytes, or why there is none.
-    pub fn job(self, bytes: usize) -> Result<Job, String> {
-        let block: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+    /// bytes, or why there is none: the same blocks on every call, or with
+    /// `cold = Some(n)` the next ones from a buffer of `n` bytes.
+    pub fn job(self, bytes: usize, cold: Option<usize>) -> Result<Job, String> {
+        let n = self.blocks_per_call(bytes);
+        let mut blocks = Blocks::new(bytes, n, cold);
         // A fixed key: the figures do not depend on it.
         let key: [u8; 16] = *b"linerate-speed-k";
         Ok(match self {
             Algo::Md5 => Box::new(move || {
-                black_box(linerate::md5(black_box(&block)));
+                black_box(linerate::md5(black_box(blocks.next(1))));
             }),
             Algo::Md5Mb => {
-                let n = self.blocks_per_call(bytes);
-                let data = block.repeat(n);
                 let mut out = vec![[0u8; 16]; n];
                 Box::new(move || {
+                    let data = blocks.next(n);
                     let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
                     linerate::md5_many_into(black_box(&messages), &mut out);
                     black_box(&out);
@@ -130,41 +132,39 @@ impl Algo {
             Algo::Md5p(k) => {
                 let mut hasher = Md5p::new(k).map_err(|e| e.to_string())?;
                 Box::new(move || {
-                    hasher.update(black_box(&block));
+                    hasher.update(black_box(blocks.next(1)));
                     black_box(hasher.finalize_reset());
                 })
             }
-            Algo::HmacMd5 => hmac_job::<Md5Compression>(key, block, false),
+            Algo::HmacMd5 => hmac_job::<Md5Compression>(key, blocks, false),
             Algo::HmacMd5Mb => {
-                let n = self.blocks_per_call(bytes);
-                let data = block.repeat(n);
                 let mac = HmacMd5Key::new(&key);
                 let mut out = vec![[0u8; 16]; n];
                 Box::new(move || {
+                    let data = blocks.next(n);
                     let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
                     mac.tag_many_into(black_box(&messages), &mut out);
                     black_box(&out);
                 })
             }
             Algo::KeyedMd5Mb => {
-                let n = self.blocks_per_call(bytes);
-                let data = block.repeat(n);
                 let mac = KeyedMd5Key::new(&key);
                 let mut out = vec![[0u8; 16]; n];
                 Box::new(move || {
+                    let data = blocks.next(n);
                     let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
                     mac.tag_many_into(black_box(&messages), &mut out);
                     black_box(&out);
                 })
             }
-            Algo::HmacSha1 => hmac_job::<Sha1Compression>(key, block, false),
+            Algo::HmacSha1 => hmac_job::<Sha1Compression>(key, blocks, false),
             Algo::Umac(bits) => {
                 let mut mac = Umac::new(&key, bits);
                 let mut nonce: u64 = 0;
                 Box::new(move || {
                     nonce = nonce.wrapping_add(1);
                     // An 8-byte nonce is always valid: the tag cannot fail.
-                    if let Ok(tag) = mac.tag(black_box(&block), &nonce.to_be_bytes()) {
+                    if let Ok(tag) = mac.tag(black_box(blocks.next(1)), &nonce.to_be_bytes()) {
                         black_box(tag);
                     }
                 })
@@ -172,26 +172,29 @@ impl Algo {
             Algo::Sha1 => {
                 use sha1::Digest;
                 Box::new(move || {
-                    black_box(sha1::Sha1::digest(black_box(&block)));
+                    black_box(sha1::Sha1::digest(black_box(blocks.next(1))));
                 })
             }
             Algo::Ripemd160 => {
                 use ripemd::Digest;
                 Box::new(move || {
-                    black_box(ripemd::Ripemd160::digest(black_box(&block)));
+                    black_box(ripemd::Ripemd160::digest(black_box(blocks.next(1))));
                 })
             }
             Algo::Rc4 => {
                 use rc4::{KeyInit, StreamCipher};
                 let mut rc4 = rc4::Rc4::new_from_slice(&key).map_err(|e| e.to_string())?;
-                let mut buf = block;
+                let mut out = vec![0u8; bytes];
                 Box::new(move || {
-                    rc4.apply_keystream(black_box(&mut buf));
-                    black_box(&buf);
+                    // In to out: the cold data is shared and read only.
+                    rc4.apply_keystream_b2b(black_box(blocks.next(1)), &mut out);
+                    black_box(&out);
                 })
             }
             Algo::Cksum => Box::new(move || {
-                black_box(linerate::checksum::internet_checksum(black_box(&block)));
+                black_box(linerate::checksum::internet_checksum(black_box(
+                    blocks.next(1),
+                )));
             }),
         })
     }
@@ -217,7 +220,7 @@ mod tests {
     #[test]
     fn every_job_runs() {
         for a in Algo::ALL {
-            match a.job(64) {
+            match a.job(64, None) {
                 Ok(mut job) => job(),
                 Err(why) => panic!("{}: {why}", a.name()),
             }

@@ -17,6 +17,9 @@ pub struct Options {
     pub jobs: usize,
     pub json: bool,
     pub quick: bool,
+    /// `--cold`: the throughput table reads its blocks in turn from a
+    /// buffer far larger than the caches.
+    pub cold: bool,
     pub help: bool,
 }
 
@@ -32,6 +35,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
         jobs: 1,
         json: false,
         quick: false,
+        cold: false,
         help: false,
     };
     let mut args = args.iter();
@@ -56,6 +60,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
         match name {
             "--json" => options.json = true,
             "--quick" => options.quick = true,
+            "--cold" => options.cold = true,
             "-h" | "--help" => options.help = true,
             "--bytes" => {
                 let v = value("--bytes")?;

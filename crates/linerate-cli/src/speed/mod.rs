@@ -14,6 +14,7 @@
 
 pub mod algo;
 pub mod args;
+pub mod blocks;
 pub mod cells;
 pub mod json;
 pub mod keysetup;
@@ -56,6 +57,9 @@ ALGO: md5, md5-mb (multi-buffer), md5p4, md5p8, md5p16, md5p32, hmac-md5,
   --seconds S    time per cell (default 0.15: a warm-up, then five trials,
                  their median shown)
   -j N           threads for the throughput table (default 1)
+  --cold         the throughput table reads its blocks in turn from a buffer
+                 four times the last-level cache (RFC 1810's 'on-chip caching
+                 prohibited'); without it each block stays in the cache
   --json         one JSON object: the machine and every table's cells
   --quick        the whole run in a few seconds, same code path (for CI;
                  the figures are rough)
@@ -128,6 +132,13 @@ pub fn run_lab(options: &args::Options) -> Lab {
     let ctx = Context {
         settings,
         threads: options.jobs,
+        cold: options.cold.then(|| {
+            if options.quick {
+                16 << 20
+            } else {
+                blocks::cold_bytes()
+            }
+        }),
         progress: &progress,
     };
     let mut tables = Vec::new();
@@ -143,7 +154,11 @@ pub fn run_lab(options: &args::Options) -> Lab {
         tables.push(macs_then);
         // RFC 1810's cold data: far larger than a last-level cache, except
         // in a quick run, whose figures are rough anyway.
-        let cold_buffer = if options.quick { 16 << 20 } else { 512 << 20 };
+        let cold_buffer = if options.quick {
+            16 << 20
+        } else {
+            blocks::cold_bytes()
+        };
         let (model, model_then) = model::rfc1810(&ctx, cold_buffer);
         tables.push(model);
         tables.push(model_then);

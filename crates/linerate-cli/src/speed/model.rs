@@ -9,7 +9,6 @@ use super::cells::{Context, Rate};
 use super::seeds::{self, RFC1810_MACHINES};
 use super::table::{Cell, Table, Unit, Value};
 use super::timing::{self, Job, Measurement};
-use std::hint::black_box;
 
 /// Link rates in bits per second, with their names: RFC 1810's (TCP and
 /// UDP over ATM on a SPARC-20, the OC-12 ATM line) and today's Ethernet.
@@ -119,20 +118,6 @@ fn clock(ctx: &Context<'_>) -> Option<(f64, Measurement)> {
     (seconds > 0.0).then(|| (1.0 / seconds, m))
 }
 
-/// MD5 of 16 KiB blocks read in turn from a buffer of `buffer` bytes (far
-/// larger than any last-level cache: RFC 1810's "prohibit on-chip caching").
-fn cold_md5(buffer: usize) -> Job {
-    let data: Vec<u8> = (0..buffer.max(MODEL_BLOCK)).map(|i| i as u8).collect();
-    let mut at = 0;
-    Box::new(move || {
-        if at + MODEL_BLOCK > data.len() {
-            at = 0;
-        }
-        black_box(linerate::md5(black_box(&data[at..at + MODEL_BLOCK])));
-        at += MODEL_BLOCK;
-    })
-}
-
 /// RFC 1810's software model for this machine, and its table with this
 /// machine as a ninth row.
 pub fn rfc1810(ctx: &Context<'_>, cold_buffer: usize) -> (Table, Table) {
@@ -163,9 +148,12 @@ pub fn rfc1810(ctx: &Context<'_>, cold_buffer: usize) -> (Table, Table) {
     // The clock just before and just after the warm trial, which the
     // cycles/byte figure divides: the clock moves with load.
     let before = clock(ctx);
-    let warm = md5_mbps(&|| Algo::Md5.job(MODEL_BLOCK), "md5 warm");
+    let warm = md5_mbps(&|| Algo::Md5.job(MODEL_BLOCK, None), "md5 warm");
     let after = clock(ctx);
-    let cold = md5_mbps(&|| Ok(cold_md5(cold_buffer)), "md5 cold");
+    let cold = md5_mbps(
+        &|| Algo::Md5.job(MODEL_BLOCK, Some(cold_buffer)),
+        "md5 cold",
+    );
     let mut moved = None;
     let clock = match (before, after) {
         (Some((b, mb)), Some((a, ma))) => {
@@ -310,7 +298,7 @@ pub fn links(ctx: &Context<'_>, algos: &[Algo], cores: usize) -> Table {
                 let value = ctx.cell(
                     &format!("{name} {bytes} bytes {t} threads"),
                     t,
-                    &|| algo.job(size),
+                    &|| algo.job(size, None),
                     Rate::PerSecond((algo.blocks_per_call(size) * size) as f64),
                 );
                 let (gbps, kept) = match value {

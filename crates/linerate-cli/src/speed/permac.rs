@@ -3,6 +3,7 @@
 //! packet, at packet sizes from 64 to 1500 bytes; and the 2007 figures
 //! beside today's.
 
+use super::blocks::Blocks;
 use super::cells::{Context, Rate};
 use super::seeds::{self, OPENSSH_UMAC_OVER_HMAC_MD5_PERCENT, OPENSSH_UMAC_OVER_HMAC_SHA1_PERCENT};
 use super::table::{Cell, Table, Unit, Value};
@@ -25,7 +26,7 @@ pub fn cell_count() -> u64 {
 /// A job that MACs one `bytes`-byte packet, keyed once (`rekey` false) or
 /// keyed afresh for every packet.
 fn job(mac: &str, bytes: usize, rekey: bool) -> Result<Job, String> {
-    let packet: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+    let packet = Blocks::new(bytes, 1, None);
     let key: [u8; 16] = *b"openssh-umac-key";
     Ok(match mac {
         "hmac-md5" => hmac_job::<Md5Compression>(key, packet, rekey),
@@ -37,24 +38,25 @@ fn job(mac: &str, bytes: usize, rekey: bool) -> Result<Job, String> {
 }
 
 /// HMAC of one packet, keyed once or for every packet.
-pub fn hmac_job<C>(key: [u8; 16], packet: Vec<u8>, rekey: bool) -> Job
+pub fn hmac_job<C>(key: [u8; 16], mut packets: Blocks, rekey: bool) -> Job
 where
     C: Compression + Send + 'static,
     C::State: Send,
 {
     let keyed = RawHmacKey::<C>::new(&key);
     Box::new(move || {
+        let packet = packets.next(1);
         let tag = if rekey {
-            RawHmacKey::<C>::new(black_box(&key)).tag(black_box(&packet))
+            RawHmacKey::<C>::new(black_box(&key)).tag(black_box(packet))
         } else {
-            keyed.tag(black_box(&packet))
+            keyed.tag(black_box(packet))
         };
         black_box(tag);
     })
 }
 
 /// UMAC as OpenSSH tags a packet (the sequence number as the nonce).
-fn umac_job(key: [u8; 16], packet: Vec<u8>, bits: TagBits, rekey: bool) -> Job {
+fn umac_job(key: [u8; 16], mut packet: Blocks, bits: TagBits, rekey: bool) -> Job {
     let mut keyed = Umac::new(&key, bits);
     let mut seq: u64 = 0;
     Box::new(move || {
@@ -62,7 +64,7 @@ fn umac_job(key: [u8; 16], packet: Vec<u8>, bits: TagBits, rekey: bool) -> Job {
         if rekey {
             keyed = Umac::new(black_box(&key), bits);
         }
-        black_box(keyed.tag_openssh(seq, black_box(&packet)));
+        black_box(keyed.tag_openssh(seq, black_box(packet.next(1))));
     })
 }
 

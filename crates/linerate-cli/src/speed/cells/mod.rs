@@ -12,6 +12,9 @@ pub struct Context<'a> {
     pub settings: Settings,
     /// `-j`: threads for the throughput table.
     pub threads: usize,
+    /// `--cold`: the throughput table's blocks come, in turn, from a
+    /// buffer of this many bytes.
+    pub cold: Option<usize>,
     pub progress: &'a Progress,
 }
 

@@ -31,7 +31,7 @@ pub fn measure(ctx: &Context<'_>, algos: &[Algo], sizes: &[u64]) -> Table {
                 let value = ctx.cell(
                     &format!("{name} {bytes} bytes"),
                     ctx.threads,
-                    &|| algo.job(size),
+                    &|| algo.job(size, ctx.cold),
                     Rate::PerSecond((blocks * size) as f64),
                 );
                 bytes_cell(&name, bytes, ctx.threads, value)
@@ -48,6 +48,16 @@ pub fn measure(ctx: &Context<'_>, algos: &[Algo], sizes: &[u64]) -> Table {
         "Threads: {} (each thread its own blocks; the figure is their sum).",
         ctx.threads
     ));
+    table.note(match ctx.cold {
+        Some(bytes) => format!(
+            "Cold (--cold): each call reads the next blocks of a {} MiB buffer, far larger \
+             than the caches, as RFC 1810 measured with on-chip caching prohibited.",
+            bytes >> 20
+        ),
+        None => "Warm: each call reads the same blocks, which stay in the caches (as openssl \
+                 speed measures); --cold streams them from memory."
+            .to_string(),
+    });
     table.note(
         "md5-mb, hmac-md5-mb: blocks of that size hashed many at a time in SIMD lanes \
          (md5_many, HmacMd5Key::tag_many_into); \
