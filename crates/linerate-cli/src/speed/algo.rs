@@ -120,15 +120,7 @@ impl Algo {
             Algo::Md5 => Box::new(move || {
                 black_box(linerate::md5(black_box(blocks.next(1))));
             }),
-            Algo::Md5Mb => {
-                let mut out = vec![[0u8; 16]; n];
-                Box::new(move || {
-                    let data = blocks.next(n);
-                    let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
-                    linerate::md5_many_into(black_box(&messages), &mut out);
-                    black_box(&out);
-                })
-            }
+            Algo::Md5Mb => batch_job(blocks, n, bytes, linerate::md5_many_into),
             Algo::Md5p(k) => {
                 let mut hasher = Md5p::new(k).map_err(|e| e.to_string())?;
                 Box::new(move || {
@@ -139,23 +131,11 @@ impl Algo {
             Algo::HmacMd5 => hmac_job::<Md5Compression>(key, blocks, false),
             Algo::HmacMd5Mb => {
                 let mac = HmacMd5Key::new(&key);
-                let mut out = vec![[0u8; 16]; n];
-                Box::new(move || {
-                    let data = blocks.next(n);
-                    let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
-                    mac.tag_many_into(black_box(&messages), &mut out);
-                    black_box(&out);
-                })
+                batch_job(blocks, n, bytes, move |m, out| mac.tag_many_into(m, out))
             }
             Algo::KeyedMd5Mb => {
                 let mac = KeyedMd5Key::new(&key);
-                let mut out = vec![[0u8; 16]; n];
-                Box::new(move || {
-                    let data = blocks.next(n);
-                    let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
-                    mac.tag_many_into(black_box(&messages), &mut out);
-                    black_box(&out);
-                })
+                batch_job(blocks, n, bytes, move |m, out| mac.tag_many_into(m, out))
             }
             Algo::HmacSha1 => hmac_job::<Sha1Compression>(key, blocks, false),
             Algo::Umac(bits) => {
@@ -198,6 +178,23 @@ impl Algo {
             }),
         })
     }
+}
+
+/// A job that hands `n` blocks of `bytes` bytes at a time to a batch
+/// function (the multi-buffer paths) and keeps its 16-byte outputs.
+fn batch_job(
+    mut blocks: Blocks,
+    n: usize,
+    bytes: usize,
+    mut batch: impl FnMut(&[&[u8]], &mut [[u8; 16]]) + Send + 'static,
+) -> Job {
+    let mut out = vec![[0u8; 16]; n];
+    Box::new(move || {
+        let data = blocks.next(n);
+        let messages: Vec<&[u8]> = data.chunks(bytes.max(1)).take(n).collect();
+        batch(black_box(&messages), &mut out);
+        black_box(&out);
+    })
 }
 
 #[cfg(test)]

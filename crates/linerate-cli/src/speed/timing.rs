@@ -144,13 +144,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn median() {
-        assert_eq!(median_of_sorted(&[1.0, 2.0, 10.0]), 2.0);
-        assert_eq!(median_of_sorted(&[1.0, 2.0, 4.0, 10.0]), 3.0);
-        assert_eq!(median_of_sorted(&[]), 0.0);
-    }
-
-    #[test]
     fn measures_something_positive() {
         let job = || -> Job {
             Box::new(|| {
