@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
 use linerate_cli::api::{self, FileError};
+use linerate_cli::sum::console::error_text;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -117,22 +118,13 @@ fn os_path(path: &Bound<'_, PyAny>) -> PyResult<OsString> {
 fn os_error(py: Python<'_>, e: FileError) -> PyErr {
     let bytes = e.path.into_vec();
     // The name as Python spells it (`os.fsdecode`), so `filename` matches.
-    let path: Py<PyAny> = py
+    let path = py
         .import("os")
         .and_then(|os| os.call_method1("fsdecode", (PyBytes::new(py, &bytes),)))
-        .map(Bound::unbind)
-        .unwrap_or_else(|_| {
-            String::from_utf8_lossy(&bytes)
-                .into_pyobject(py)
-                .map(|s| s.into_any().unbind())
-                .unwrap_or_else(|_| py.None())
-        });
+        .map_or_else(|_| py.None(), Bound::unbind);
+    let text = String::from_utf8_lossy(&error_text(&e.error)).into_owned();
     match e.error.raw_os_error() {
-        Some(errno) => {
-            let text = e.error.to_string();
-            let text = text.split(" (os error").next().unwrap_or(&text).to_owned();
-            PyOSError::new_err((errno, text, path))
-        }
-        None => PyOSError::new_err(format!("{}: {}", String::from_utf8_lossy(&bytes), e.error)),
+        Some(errno) => PyOSError::new_err((errno, text, path)),
+        None => PyOSError::new_err(format!("{}: {text}", String::from_utf8_lossy(&bytes))),
     }
 }

@@ -96,13 +96,18 @@ impl Hash {
 
     fn absorb(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let data = Data::borrow(data)?;
-        let bytes = data.bytes();
-        if bytes.len() >= RELEASE_GIL_AT {
-            py.detach(|| self.lock().update(bytes));
-        } else {
-            self.lock().update(bytes);
-        }
+        with_gil_rule(py, data.bytes(), |bytes| self.lock().update(bytes));
         Ok(())
+    }
+}
+
+/// Runs `f` on `data`, with the GIL released from [`RELEASE_GIL_AT`]
+/// bytes on.
+pub fn with_gil_rule<T: Send>(py: Python<'_>, data: &[u8], f: impl Fn(&[u8]) -> T + Sync) -> T {
+    if data.len() >= RELEASE_GIL_AT {
+        py.detach(|| f(data))
+    } else {
+        f(data)
     }
 }
 

@@ -11,7 +11,7 @@ use pyo3::types::{PyBytes, PyList, PyString};
 use subtle::ConstantTimeEq;
 
 use crate::buffer::{Data, Rows};
-use crate::hashers::RELEASE_GIL_AT;
+use crate::hashers::with_gil_rule;
 
 /// `hmac_md5(key, msg)`: the 16-byte HMAC-MD5 tag (RFC 2104).
 #[pyfunction]
@@ -24,15 +24,6 @@ pub fn hmac_md5<'py>(
     let msg = Data::borrow(msg)?;
     let tag = with_gil_rule(py, msg.bytes(), |m| key.tag(m));
     Ok(PyBytes::new(py, &tag))
-}
-
-/// Runs `f` on `data`, with the GIL released for large inputs.
-fn with_gil_rule<T: Send>(py: Python<'_>, data: &[u8], f: impl Fn(&[u8]) -> T + Sync) -> T {
-    if data.len() >= RELEASE_GIL_AT {
-        py.detach(|| f(data))
-    } else {
-        f(data)
-    }
 }
 
 enum Keyed {
