@@ -41,9 +41,8 @@ pub struct Options {
 impl Options {
     /// `-j`'s threads, else one per core.
     pub fn thread_count(&self) -> usize {
-        self.threads.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        })
+        self.threads
+            .unwrap_or_else(crate::sum::args::default_threads)
     }
 }
 

@@ -119,7 +119,7 @@ pub fn run_lab(options: &args::Options) -> Lab {
     let sizes: Vec<u64> = options
         .bytes
         .map_or_else(|| throughput::DEFAULT_SIZES.to_vec(), |b| vec![b]);
-    let cores = timing::all_cores();
+    let cores = crate::sum::args::default_threads();
     let link_algos = model::link_algos(&algos);
     let mut total = throughput::cell_count(&algos, &sizes);
     if everything {

@@ -134,11 +134,6 @@ fn run(jobs: &mut [Job], calls: u64) -> Duration {
 /// The median of an ascending slice, as the library's clock takes it.
 pub use linerate::clock::median_of_sorted;
 
-/// The threads "all cores" means: what the OS lets this process use.
-pub fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
