@@ -50,6 +50,7 @@ use super::console::{Console, error_text};
 use super::files_from::{Listing, Misfortune};
 use super::format;
 use super::hash::{FileHasher, HashError};
+use super::lane_buf::LaneBuf;
 use super::progress::Ticker;
 use crate::algorithm::Algorithm;
 
@@ -348,7 +349,7 @@ struct Stream {
     job: usize,
     file: File,
     id: StreamId,
-    buf: Vec<u8>,
+    buf: LaneBuf,
     /// Bytes of `buf` read this round.
     filled: usize,
     /// Bytes expected still to come (the size hint less what was read).
@@ -404,7 +405,7 @@ fn work(plan: &Plan, results: &Sender<Outcome>) {
     let mut alone = FileHasher::default();
     let mut manager: Option<Md5Manager> = None;
     let mut streams: Vec<Stream> = Vec::new();
-    let mut spare: Vec<Vec<u8>> = Vec::new();
+    let mut spare: Vec<LaneBuf> = Vec::new();
     loop {
         while streams.len() < plan.per_worker {
             let open_bytes = streams.iter().map(|s| s.left).sum();
@@ -420,7 +421,7 @@ fn work(plan: &Plan, results: &Sender<Outcome>) {
                             .expect("a worker opens no more files than it has lanes");
                         let buf = spare
                             .pop()
-                            .unwrap_or_else(|| vec![0; plan.chunk + SPARE_ROOM]);
+                            .unwrap_or_else(|| LaneBuf::new(plan.chunk + SPARE_ROOM));
                         streams.push(Stream {
                             job,
                             file,
@@ -605,7 +606,7 @@ mod tests {
             job: 0,
             file: File::open(path).unwrap(),
             id: manager.open().unwrap(),
-            buf: vec![0; MIN_LANE_CHUNK + SPARE_ROOM],
+            buf: LaneBuf::new(MIN_LANE_CHUNK + SPARE_ROOM),
             filled: 0,
             left: hint,
             end: None,
@@ -652,7 +653,7 @@ mod tests {
             job: 0,
             file: File::open(&path).unwrap(),
             id: manager.open().unwrap(),
-            buf: vec![0; MIN_LANE_CHUNK + SPARE_ROOM],
+            buf: LaneBuf::new(MIN_LANE_CHUNK + SPARE_ROOM),
             filled: 0,
             left: MIN_ROUND_READ as u64,
             end: None,

@@ -36,7 +36,8 @@
 //! - [`hash`]: files and standard input hashed in fixed-size chunks;
 //! - [`files_from`] and [`tree`]: the operands, from the command line or a
 //!   list, directories walked;
-//! - [`jobs`]: many files at once, printed in argument order;
+//! - [`jobs`]: many files at once, printed in argument order, read into
+//!   cache-line-aligned buffers ([`lane_buf`]);
 //! - [`format`](mod@format) and [`escape`]: the checksum lines printed;
 //! - [`check`]: the checksum-line parser behind `--check`, and [`verify`],
 //!   which runs it;
@@ -74,6 +75,7 @@ pub mod format;
 pub mod getopt;
 pub mod hash;
 pub mod jobs;
+mod lane_buf;
 pub mod progress;
 pub mod quote;
 pub mod tree;
