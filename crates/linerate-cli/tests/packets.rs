@@ -608,6 +608,81 @@ fn output_is_never_half_written() {
     assert_ne!(std::fs::read(&out).unwrap(), b"old");
 }
 
+/// What a directory holds, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_existing_out_is_replaced_whole_and_never_written_into() {
+    use std::os::unix::fs::symlink;
+    let dir = tmp();
+    let recs = vec![
+        Rec::new(101, ipv4(17, &[], &udp(b"first"), 0, 64, 0)),
+        Rec::new(101, ipv4(6, &[], &udp(b"second packet"), 0, 64, 0)),
+    ];
+    let input = write(dir.path(), "in.pcap", &pcap(&recs, false, false));
+    let fresh = dir.path().join("fresh.pcap");
+    assert_eq!(
+        sign(&input, fresh.to_str().unwrap(), "hmac-md5-96", "300", "1").0,
+        0
+    );
+    let want = std::fs::read(&fresh).unwrap();
+
+    // A regular file, with a second link to it: OUT becomes the new capture
+    // (the same bytes as a fresh OUT), the old file lives on under its other
+    // name untouched, and no temporary file is left behind.
+    let out = dir.path().join("out.pcap");
+    let other_link = dir.path().join("old-link");
+    std::fs::write(&out, b"the old capture").unwrap();
+    std::fs::hard_link(&out, &other_link).unwrap();
+    let before = listing(dir.path());
+    for _ in 0..2 {
+        let (status, _, stderr) = sign(&input, out.to_str().unwrap(), "hmac-md5-96", "300", "1");
+        assert_eq!(status, 0, "{stderr}");
+        assert!(std::fs::read(&out).unwrap() == want);
+        assert_eq!(std::fs::read(&other_link).unwrap(), b"the old capture");
+        assert_eq!(listing(dir.path()), before);
+    }
+
+    // A symbolic link is replaced by the capture, as `rename` does; its
+    // target is not written.
+    let target = dir.path().join("target");
+    std::fs::write(&target, b"target").unwrap();
+    let link = dir.path().join("link.pcap");
+    symlink(&target, &link).unwrap();
+    assert_eq!(
+        sign(&input, link.to_str().unwrap(), "hmac-md5-96", "300", "1").0,
+        0
+    );
+    assert!(
+        !std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::read(&link).unwrap() == want);
+    assert_eq!(std::fs::read(&target).unwrap(), b"target");
+
+    // A directory is never swapped out: an error naming OUT, the directory
+    // and what it holds as they were, no temporary file.
+    let sub = dir.path().join("sub.pcap");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(sub.join("inside"), b"kept").unwrap();
+    let before = listing(dir.path());
+    let (status, _, stderr) = sign(&input, sub.to_str().unwrap(), "hmac-md5-96", "300", "1");
+    assert_ne!(status, 0);
+    assert!(stderr.contains("sub.pcap"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(std::fs::read(sub.join("inside")).unwrap(), b"kept");
+    assert_eq!(listing(dir.path()), before);
+}
+
 #[test]
 fn tshark_dissects_the_signed_capture() {
     let tshark = Path::new("/usr/bin/tshark");

@@ -171,12 +171,45 @@ impl CaptureWriter {
         Ok(())
     }
 
-    /// Writes what is left and renames the temporary file to `path` (no
+    /// Writes what is left and puts the temporary file at `path` (no
     /// sync: see the module's documentation).
     pub fn commit(mut self, path: &Path) -> io::Result<()> {
         self.file.write_all(&self.buf)?;
-        self.file.persist(path).map(drop).map_err(|e| e.error)
+        put_in_place(self.file, path)
     }
+}
+
+/// Moves `file` to `path`. A regular file already at `path` is swapped
+/// with it (Linux's `RENAME_EXCHANGE`) and then removed under the temporary
+/// name: a rename over an existing file makes ext4 (with its default
+/// `auto_da_alloc`) write the new file's data back inside the rename, which
+/// measured about a third of a whole `sign` run of 153 MB. Either way `path`
+/// names the old capture or the whole new one at every moment, never
+/// neither.
+#[cfg(target_os = "linux")]
+fn put_in_place(file: NamedTempFile, path: &Path) -> io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    let replaces_a_file = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+    if replaces_a_file && renameat_with(CWD, file.path(), CWD, path, RenameFlags::EXCHANGE).is_ok()
+    {
+        let old_at = file.path().to_path_buf();
+        return file.close().map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "the new capture is in place, but the one it replaced is left at {}: {e}",
+                    old_at.display()
+                ),
+            )
+        });
+    }
+    // Nothing to replace, or no RENAME_EXCHANGE on this file system.
+    file.persist(path).map(drop).map_err(|e| e.error)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn put_in_place(file: NamedTempFile, path: &Path) -> io::Result<()> {
+    file.persist(path).map(drop).map_err(|e| e.error)
 }
 
 fn u32_to(v: u32, big_endian: bool) -> [u8; 4] {
