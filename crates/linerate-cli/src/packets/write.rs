@@ -1,8 +1,9 @@
 //! Writing a capture in the input's format (pcap in its byte order, or
 //! pcapng block by block) through a temporary file in the output's
-//! directory, renamed over the output only when everything was written: a
-//! failed or killed run leaves no half-written capture (and a failed one no
-//! temporary file). The file is not synced before the rename: like `cp` or
+//! directory, put in the output's place only when everything was written
+//! (renamed there, or swapped with the file it replaces): a failed or
+//! killed run leaves no half-written capture (and a failed one no temporary
+//! file). The file is not synced before the rename: like `cp` or
 //! `sort -o`, we promise a whole OUT or none, not one that survives a power
 //! failure, and the sync would cost a third of the run.
 //!
