@@ -33,7 +33,7 @@ const TABLES: [&str; 11] = [
     "",
 ];
 
-const ALGOS: [&str; 18] = [
+const ALGOS: [&str; 19] = [
     "md5",
     "md5-mb",
     "md5p4",
@@ -52,6 +52,7 @@ const ALGOS: [&str; 18] = [
     "ripemd160",
     "rc4",
     "cksum",
+    "read",
 ];
 
 const SEEDS: [&str; 7] = [

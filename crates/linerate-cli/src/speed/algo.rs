@@ -40,11 +40,15 @@ pub enum Algo {
     Rc4,
     /// The Internet checksum (RFC 1071).
     Cksum,
+    /// The blocks only read (their 64-bit words summed): what this core
+    /// gets from where the data lies, the ceiling of every row at that
+    /// size (warm: the caches; `--cold`: memory).
+    Read,
 }
 
 impl Algo {
     /// Every row, in the table's order.
-    pub const ALL: [Algo; 18] = [
+    pub const ALL: [Algo; 19] = [
         Algo::Md5,
         Algo::Md5Mb,
         Algo::Md5p(4),
@@ -63,6 +67,7 @@ impl Algo {
         Algo::Ripemd160,
         Algo::Rc4,
         Algo::Cksum,
+        Algo::Read,
     ];
 
     /// The command-line name.
@@ -80,6 +85,7 @@ impl Algo {
             Algo::Ripemd160 => "ripemd160".into(),
             Algo::Rc4 => "rc4".into(),
             Algo::Cksum => "cksum".into(),
+            Algo::Read => "read".into(),
         }
     }
 
@@ -176,8 +182,33 @@ impl Algo {
                     blocks.next(1),
                 )));
             }),
+            Algo::Read => Box::new(move || {
+                black_box(word_sum(black_box(blocks.next(1))));
+            }),
         })
     }
+}
+
+/// The wrapping sum of `data`'s 64-bit words (a shorter tail as one word):
+/// four independent sums, so the loads, not the adds, set the pace.
+fn word_sum(data: &[u8]) -> u64 {
+    let word = |b: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        u64::from_le_bytes(w)
+    };
+    let mut sums = [0u64; 4];
+    let mut chunks = data.chunks_exact(32);
+    for chunk in &mut chunks {
+        for (sum, w) in sums.iter_mut().zip(chunk.chunks_exact(8)) {
+            *sum = sum.wrapping_add(word(w));
+        }
+    }
+    let tail = chunks
+        .remainder()
+        .chunks(8)
+        .fold(0u64, |s, w| s.wrapping_add(word(w)));
+    sums.iter().fold(tail, |s, &x| s.wrapping_add(x))
 }
 
 /// A job that hands `n` blocks of `bytes` bytes at a time to a batch
@@ -212,6 +243,26 @@ mod tests {
                 .unwrap_err()
                 .contains("give md5, md5-mb")
         );
+    }
+
+    #[test]
+    fn word_sum_adds_every_byte_once() {
+        // Bytes of value 1 at every length around the 8- and 32-byte steps:
+        // each one counted once, in its byte of its word.
+        for len in 0..100usize {
+            let data = vec![1u8; len];
+            let want: u64 = data
+                .chunks(8)
+                .map(|w| {
+                    w.iter()
+                        .enumerate()
+                        .map(|(i, _)| 1u64 << (8 * i))
+                        .sum::<u64>()
+                })
+                .sum();
+            assert_eq!(word_sum(&data), want, "{len}");
+        }
+        assert_eq!(word_sum(&[0xff; 16]), u64::MAX.wrapping_mul(2));
     }
 
     #[test]

@@ -51,7 +51,8 @@ With ALGOs: only their rows of the throughput table.
 ALGO: md5, md5-mb (multi-buffer), md5p4, md5p8, md5p16, md5p32, hmac-md5,
       hmac-md5-mb (multi-buffer), keyed-md5-mb (RFC 1828, multi-buffer),
       hmac-sha1, umac-32, umac-64, umac-96, umac-128, sha1, ripemd160,
-      rc4, cksum (the Internet checksum, RFC 1071)
+      rc4, cksum (the Internet checksum, RFC 1071), read (the blocks only
+      read: the ceiling of every row, the caches' rate or with --cold memory's)
 
   --bytes N      one block size instead of 8, 64, 256, 1024, 8192, 16384
   --seconds S    time per cell (default 0.15: a warm-up, then five trials,

@@ -61,7 +61,9 @@ pub fn measure(ctx: &Context<'_>, algos: &[Algo], sizes: &[u64]) -> Table {
     table.note(
         "md5-mb, hmac-md5-mb: blocks of that size hashed many at a time in SIMD lanes \
          (md5_many, HmacMd5Key::tag_many_into); \
-         md5pK: RFC 1810's MD5-P/K (not MD5); umac-N: a fresh 8-byte nonce per block.",
+         md5pK: RFC 1810's MD5-P/K (not MD5); umac-N: a fresh 8-byte nonce per block; \
+         read: the blocks only read (their 64-bit words summed), the ceiling of every row \
+         at that size: the caches' rate warm, memory's with --cold.",
     );
     table.seeds.push(&seeds::EAY1998_DIGESTS);
     table
