@@ -76,10 +76,29 @@
 // word is used again in round 4.  In all: 46,497 + 65 x TAG_W flops
 // (47,017 at TAG_W = 8, as Yosys counts them) and 260 32-bit adders.
 //
+// Storage (parameter STORE).  Most of those flops only delay data: the
+// message words, and the chaining value and tag that are needed again only
+// at the end.  With STORE = "ram" (the default) they are written once, at
+// the input, into small memories that each stage reads at a fixed age
+// instead: one 64 x 32 memory per stage 2..61 holding the one word that
+// stage's look-ahead reads (its data written with the block, read at
+// address wr_ptr - (I - 1), two registers before use so that the memory's
+// clock-to-out has a clock of its own), and one 64 x (128 + TAG_W) memory
+// for the chaining value and tag, read for stage 63.  wr_ptr advances with
+// en, so a stall freezes writes, reads and ages together.  A read address
+// is never the address written on the same edge (ages 1..62 of 64 slots),
+// so no read-during-write rule is involved.  On ECP5 each memory maps to
+// one block RAM (cv + tag: four), and the flops fall from about 47k to
+// about 11k (stage registers b, c, d, akm, km, valid, and the read
+// registers).  STORE = "flops" keeps every word in flops as described above
+// (no memories at all).
+//
 // Parameters
 //   TAG_W  width of the user tag (>= 1).
+//   STORE  "ram" or "flops" (see above); same function, same timing.
 module md5_pipe #(
-    parameter TAG_W = 8
+    parameter TAG_W = 8,
+    parameter STORE = "ram"
 ) (
     input  wire             clk,
     input  wire             rst,        // synchronous, active high (clears the valid bits)
@@ -210,6 +229,17 @@ module md5_pipe #(
     wire              en = ~out_valid | out_ready;
     assign in_ready = en;
 
+    localparam RAM = (STORE == "ram");
+
+    // The memories' write address: advances on every enabled edge, so the
+    // block in R_I was written at wr_ptr - I (mod 64).
+    reg [5:0] wr_ptr;
+    always @(posedge clk)
+        if (rst)
+            wr_ptr <= 6'd0;
+        else if (en)
+            wr_ptr <= wr_ptr + 6'd1;
+
     // (Arrays of nets, one element per stage or word, rather than flat
     // buses: simulators then re-evaluate only what changed.)
     wire [31:0]      b_w [0:63];
@@ -217,13 +247,17 @@ module md5_pipe #(
     wire [31:0]      d_w [0:63];
     wire [31:0]      akm_w [0:63];
     wire [31:0]      km_w [0:62];             // R_0..R_62
+    wire             v_w [0:63];
+    // With STORE = "ram", cv_w and tag_w exist only for R_0 and R_63, and
+    // m_w only for R_0 and R_1: the other elements are neither driven nor
+    // read.  Message word W of R_i is m_w[16*i + W], for R_0..R_61 (R_62 and
+    // R_63 need none).  Words a stage has dropped are constant 0 and unread.
+    /* verilator lint_off UNUSEDSIGNAL */
+    /* verilator lint_off UNDRIVEN */
     wire [127:0]     cv_w [0:63];
     wire [TAG_W-1:0] tag_w [0:63];
-    wire             v_w [0:63];
-    // Message word W of R_i is m_w[16*i + W], for R_0..R_61 (R_62 and R_63
-    // need none).  Words a stage has dropped are constant 0 and unread.
-    /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0]      m_w [0:62*16-1];
+    /* verilator lint_on UNDRIVEN */
     /* verilator lint_on UNUSEDSIGNAL */
 
     // R_0: the input register.  a enters only as akm = a + K[0] + M[0].
@@ -257,6 +291,25 @@ module md5_pipe #(
     assign km_w[0]  = km0;
     assign cv_w[0]  = cv0;
     assign tag_w[0] = tag0;
+
+    // With memories, the chaining value and tag skip stages 1..62: written
+    // with the block, read for stage 63 (age 63, read two edges early).
+    generate
+        if (RAM) begin : cv_mem
+            (* ram_style = "block" *)
+            reg [TAG_W+127:0] store [0:63];
+            wire [5:0] ra = wr_ptr - 6'd62;
+            reg [TAG_W+127:0] rd, rd_q;
+            always @(posedge clk)
+                if (en) begin
+                    store[wr_ptr] <= {in_tag, in_cv};
+                    rd   <= store[ra];
+                    rd_q <= rd;
+                end
+            assign cv_w[63]  = rd_q[127:0];
+            assign tag_w[63] = rd_q[TAG_W+127:128];
+        end
+    endgenerate
     assign v_w[0]   = v0;
     genvar W0;
     generate
@@ -279,8 +332,6 @@ module md5_pipe #(
             wire [31:0]      c   = c_w[I];
             wire [31:0]      d   = d_w[I];
             wire [31:0]      akm = akm_w[I];
-            wire [127:0]     cv  = cv_w[I];
-            wire [TAG_W-1:0] tag = tag_w[I];
             wire             v   = v_w[I];
 
             // The round function is fixed per stage.
@@ -301,8 +352,6 @@ module md5_pipe #(
             if (I < 63) begin : mid
                 wire [31:0] km = km_w[I];
                 reg  [31:0]      b_q, c_q, d_q, akm_q;
-                reg  [127:0]     cv_q;
-                reg  [TAG_W-1:0] tag_q;
                 reg              v_q;
                 always @(posedge clk) begin
                     if (en) begin
@@ -310,9 +359,18 @@ module md5_pipe #(
                         c_q   <= b;
                         d_q   <= c;
                         akm_q <= d + km;          // a' = d
-                        cv_q  <= cv;
-                        tag_q <= tag;
                     end
+                end
+                if (!RAM) begin : carry
+                    reg  [127:0]     cv_q;
+                    reg  [TAG_W-1:0] tag_q;
+                    always @(posedge clk)
+                        if (en) begin
+                            cv_q  <= cv_w[I];
+                            tag_q <= tag_w[I];
+                        end
+                    assign cv_w[I+1]  = cv_q;
+                    assign tag_w[I+1] = tag_q;
                 end
                 always @(posedge clk) begin
                     if (rst)
@@ -324,23 +382,43 @@ module md5_pipe #(
                 assign c_w[I+1]   = c_q;
                 assign d_w[I+1]   = d_q;
                 assign akm_w[I+1] = akm_q;
-                assign cv_w[I+1]  = cv_q;
-                assign tag_w[I+1] = tag_q;
                 assign v_w[I+1]   = v_q;
 
                 // km for step I+2 = K[I+2] + M[g(I+2)]: a constant add.
                 if (I < 62) begin : la
                     localparam [5:0]   KI = I + 2;
                     localparam integer G  = md5_g(I + 2);
+                    wire [31:0] word;
+                    if (RAM && I >= 2) begin : mem
+                        // This stage's word, written with the block I
+                        // enabled edges ago (see "Storage" above).
+                        (* ram_style = "block" *)
+                        reg [31:0] store [0:63];
+                        localparam [5:0] AGE = I - 1;
+                        // A 6-bit net, so the address wraps mod 64 in
+                        // every tool (an index expression alone need not).
+                        wire [5:0] ra = wr_ptr - AGE;
+                        reg [31:0] rd, rd_q;
+                        always @(posedge clk)
+                            if (en) begin
+                                store[wr_ptr] <= in_blk[32*G +: 32];
+                                rd   <= store[ra];
+                                rd_q <= rd;
+                            end
+                        assign word = rd_q;
+                    end else begin : reg_word
+                        assign word = m_w[16*I + G];
+                    end
                     reg [31:0] km_q;
                     always @(posedge clk)
                         if (en)
-                            km_q <= m_w[16*I + G] + md5_k(KI);
+                            km_q <= word + md5_k(KI);
                     assign km_w[I+1] = km_q;
                 end
 
-                // The words R_{I+1} still needs (see the header).
-                if (I < 61) begin : words
+                // The words R_{I+1} still needs (see the header); with
+                // memories, only R_1's word 3 (stage 1's look-ahead).
+                if (I < 61 && (!RAM || I == 0)) begin : words
                     for (W = 0; W < 16; W = W + 1) begin : w
                         if (md5_last(W) >= I + 3) begin : keep
                             reg [31:0] q;
@@ -355,6 +433,8 @@ module md5_pipe #(
                 end
             end else begin : fin
                 // Step 63 and the chaining add: result = cv + (d, b', b, c).
+                wire [127:0]     cv  = cv_w[63];
+                wire [TAG_W-1:0] tag = tag_w[63];
                 wire [31:0] cvb_b = cv[63:32] + b;
                 reg  [127:0]     cv_q;
                 reg  [TAG_W-1:0] tag_q;

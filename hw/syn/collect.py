@@ -25,7 +25,7 @@ RTL_FILES = {
     "md5_pipe": ["rtl/md5_pipe.v", "syn/top_md5_pipe.v"],
 }
 CORE_ORDER = ["md5_iter", "md5p_core", "md5_pipe"]
-VARIANT_ORDER = ["binary", "binary-gated", "gray", "gray-gated", "k4", "k8", "k16", "tag8"]
+VARIANT_ORDER = ["binary", "binary-gated", "gray", "gray-gated", "k4", "k8", "k16", "ram", "flops"]
 DEVICE_ORDER = ["ice40-hx8k", "ice40-up5k", "ecp5-25k", "ecp5-85k"]
 DEVICE_PART = {
     "ice40-hx8k": "iCE40HX8K-CT256",
@@ -59,7 +59,8 @@ def params_of(core, variant):
         return {"counter": variant.split("-")[0], "gating": int(variant.endswith("-gated"))}
     if core == "md5p_core":
         return {"k": int(variant[1:]), "counter": "binary", "gating": 0}
-    return {"tag_w": int(variant[3:])}
+    # md5_pipe: the storage style of its delayed words (TAG_W = 8 in both)
+    return {"store": variant, "tag_w": 8}
 
 
 def expand(modules, name, memo):
@@ -162,6 +163,7 @@ def build_row(build, core, variant, dev, sha):
     cpb = CYCLES_PER_BLOCK[core]
     row = {"core": core, "variant": variant, **p, "device": dev,
            "part": DEVICE_PART.get(dev, dev), "luts": luts, "ffs": ffs,
+           "block_rams": cells.get("DP16KD", 0) + cells.get("SB_RAM40_4K", 0),
            "carry_cells": carry, "core_cells_by_type": cells,
            "cycles_per_block": cpb}
     tkey = (f"{core}:{variant}" if (f"{core}:{variant}", dev) in TARGETS else core, dev)
@@ -289,14 +291,15 @@ def markdown(rows, meta, shas):
              "flop through serialising shift registers, are left out. On ECP5 "
              "`luts` = LUT4 + 2 × CCU2C (each carry cell holds two LUT4s); on iCE40 the "
              "carry (SB_CARRY) shares the logic cell of its sum LUT, so `luts` = SB_LUT4. "
+             "`BRAMs`: block RAMs (ECP5 DP16KD, 18 Kbit; iCE40 SB_RAM40_4K). "
              "The last column is the whole design (core + wrapper) after placement.\n")
     stale = [r for r in rows if r.get("rtl_sha") != shas.get(r.get("core", ""))]
     if stale:
         L.append(f"**{len(stale)} row(s) marked † were built from older RTL** (their `rtl_sha` "
                  "differs from the current sources); rerun them with "
                  "`CORES=... VARIANTS=... DEVICES=... bash hw/syn/run.sh`.\n")
-    L.append("| core | variant | device | LUTs | FFs | fMax MHz (median) | seeds MHz | cycles/block | Mb/s | 1 stream / port Mb/s | target | whole design (PnR) |")
-    L.append("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---|")
+    L.append("| core | variant | device | LUTs | FFs | BRAMs | fMax MHz (median) | seeds MHz | cycles/block | Mb/s | 1 stream / port Mb/s | target | whole design (PnR) |")
+    L.append("|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|---|")
     for r in rows:
         u = r.get("pnr_utilization_whole_design", {})
         keys = [k for k in ("ICESTORM_LC", "TRELLIS_COMB", "TRELLIS_FF") if k in u]
@@ -309,7 +312,7 @@ def markdown(rows, meta, shas):
         mark = " †" if r in stale else ""
         seeds = ", ".join(f"{x:.1f}" for x in r.get("fmax_seeds_mhz", []))
         L.append(f"| {r.get('core', 'md5_iter')}{mark} | {r['variant']} | {r['device']} | {r['luts']} | "
-                 f"{r['ffs']} | {fmt(r.get('fmax_mhz'), 2)} | {seeds} | {r['cycles_per_block']} | "
+                 f"{r['ffs']} | {r.get('block_rams', 0)} | {fmt(r.get('fmax_mhz'), 2)} | {seeds} | {r['cycles_per_block']} | "
                  f"{fmt(r.get('throughput_mbps'), 0)} | {extra} | {target_cell(r)} | {whole} |")
     L.append("")
     L.append("Critical path of each row (seed nearest the median; Yosys/nextpnr net names "

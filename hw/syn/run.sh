@@ -10,7 +10,7 @@
 # Selection (space-separated lists; unset = all):
 #   CORES     md5_iter md5p_core md5_pipe
 #   VARIANTS  md5_iter: binary binary-gated gray gray-gated
-#             md5p_core: k4 k8 k16          md5_pipe: tag8
+#             md5p_core: k4 k8 k16          md5_pipe: ram flops
 #   DEVICES   ice40-hx8k ice40-up5k ecp5-25k ecp5-85k
 #   SEEDS     nextpnr seeds (default "1 2 3"); fmax_mhz is their median
 #   JOBS      parallel tool runs (default: nproc)
@@ -48,7 +48,8 @@ JOBS="${JOBS:-$(nproc)}"
 #   md5p_core K=4 is ~4 x md5_iter (about 9.5k LUT4 + carries): too big for the
 #   iCE40s (7,680 / 5,280 LCs); K=8 and K=16 need the ECP5-85 (K=8 ~ 20k LUTs
 #   would also fill an ECP5-25 to ~90 %, left out to keep the run short).
-#   md5_pipe has ~47k flops: ECP5-85 only.
+#   md5_pipe: ECP5-85 only (ram: ~11k flops and 65 block RAMs; flops: ~47k
+#   flops, which the WebAssembly nextpnr did not finish placing here).
 MATRIX="
 md5_iter  binary        COUNTER=binary,GATING=0  $ALL_DEVICES
 md5_iter  binary-gated  COUNTER=binary,GATING=1  $ALL_DEVICES
@@ -57,7 +58,8 @@ md5_iter  gray-gated    COUNTER=gray,GATING=1    $ALL_DEVICES
 md5p_core k4            K=4                      ecp5-25k ecp5-85k
 md5p_core k8            K=8                      ecp5-85k
 md5p_core k16           K=16                     ecp5-85k
-md5_pipe  tag8          TAG_W=8                  ecp5-85k
+md5_pipe  ram           STORE=ram,TAG_W=8        ecp5-85k
+md5_pipe  flops         STORE=flops,TAG_W=8      ecp5-85k
 "
 
 in_list() { case " $2 " in *" $1 "*) return 0;; esac; return 1; }

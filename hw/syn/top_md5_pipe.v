@@ -13,6 +13,7 @@
 // columns of hw/results (run.sh reports the md5_pipe module's cells).
 module top_md5_pipe #(
     parameter TAG_W = 8,
+    parameter STORE = "ram",
     parameter W     = 8
 ) (
     input  wire         clk,
@@ -56,7 +57,7 @@ module top_md5_pipe #(
 
     assign dout = out_sr[NOUT-1:NOUT-W];
 
-    md5_pipe #(.TAG_W(TAG_W)) u_core (
+    md5_pipe #(.TAG_W(TAG_W), .STORE(STORE)) u_core (
         .clk       (clk),
         .rst       (rst),
         .in_valid  (in_valid_q),
