@@ -2,7 +2,12 @@
 //! the same 32 buffers, alternating in one process: `ROUNDS` rounds of one
 //! call each, medians, the core clock measured before and after.
 //!
-//! Usage: `lanes-vs-isal [BYTES_PER_LANE [ROUNDS]]` (default 1 MiB, 15).
+//! Usage: `lanes-vs-isal [BYTES_PER_LANE [ROUNDS [LAYOUT]]]` (default 1 MiB,
+//! 15, `vec`). LAYOUT places the 32 lane buffers: `vec`, one `Vec` each as
+//! the allocator gives it (a large one starts 16 bytes past a page, so
+//! every 64-byte row straddles two cache lines); `aligned`, one `Vec` each,
+//! the lane from its first 64-byte boundary; `packed`, one buffer with the
+//! lanes BYTES_PER_LANE + 4160 bytes apart from a page boundary.
 
 use linerate::lanes::{LaneState, Lanes, LanesBackend};
 use std::time::Instant;
@@ -30,15 +35,45 @@ fn main() {
         .next()
         .map_or(1 << 20, |s| s.parse().expect("bytes per lane"));
     let rounds: usize = argv.next().map_or(15, |s| s.parse().expect("rounds"));
+    let layout = argv.next().unwrap_or_else(|| "vec".into());
     assert!(
         len >= 256 && len % 64 == 0,
         "bytes per lane: a multiple of 64, at least 256"
     );
     let lanes = Lanes::new(LanesBackend::Avx512).expect("this CPU has no AVX-512");
-    let data: Vec<Vec<u8>> = (0..32)
-        .map(|lane| (0..len).map(|i| (i * 7 + lane * 13 + 3) as u8).collect())
+    let fill = |lane: usize, n: usize| -> Vec<u8> {
+        (0..n).map(|i| (i * 7 + lane * 13 + 3) as u8).collect()
+    };
+    let (owned, ranges): (Vec<Vec<u8>>, Vec<(usize, usize)>) = match layout.as_str() {
+        "vec" => ((0..32).map(|l| fill(l, len)).collect(), vec![(0, len); 32]),
+        "aligned" => {
+            let owned: Vec<Vec<u8>> = (0..32).map(|l| fill(l, len + 64)).collect();
+            let ranges = owned
+                .iter()
+                .map(|v| {
+                    let skip = v.as_ptr().addr().wrapping_neg() % 64;
+                    (skip, skip + len)
+                })
+                .collect();
+            (owned, ranges)
+        }
+        "packed" => {
+            let pitch = len + 4160;
+            let one = fill(0, 32 * pitch + 4096);
+            let start = one.as_ptr().addr().wrapping_neg() % 4096;
+            let ranges = (0..32)
+                .map(|l| (start + l * pitch, start + l * pitch + len))
+                .collect();
+            (vec![one], ranges)
+        }
+        other => panic!("layout {other}: give vec, aligned or packed"),
+    };
+    let data: Vec<&[u8]> = ranges
+        .iter()
+        .enumerate()
+        .map(|(l, &(a, b))| &owned[if owned.len() == 1 { 0 } else { l }][a..b])
         .collect();
-    let slices: Vec<&[u8]> = data.iter().map(|d| &d[..]).collect();
+    let slices: Vec<&[u8]> = data.clone();
     let mut state = LaneState::new();
     let mut args = Args {
         digest: [[0; 32]; 4],
@@ -84,7 +119,7 @@ fn main() {
     let hz = (hz_before + hz_after) / 2.0;
     let (o, i) = (median(ours), median(isal));
     println!(
-        "32 x {len} B, {rounds} rounds: linerate {:.2} GB/s ({:.3} cycles/B), isa-l_crypto {:.2} GB/s ({:.3} cycles/B), ratio {:.3}; clock {:.2} -> {:.2} GHz",
+        "32 x {len} B ({layout}), {rounds} rounds: linerate {:.2} GB/s ({:.3} cycles/B), isa-l_crypto {:.2} GB/s ({:.3} cycles/B), ratio {:.3}; clock {:.2} -> {:.2} GHz",
         o / 1e9,
         hz / o,
         i / 1e9,
