@@ -15,8 +15,9 @@ use zeroize::Zeroize;
 #[derive(Clone)]
 pub(super) struct Pdf {
     aes: Aes128,
-    /// The last AES input (the nonce with its index bits cleared), if any.
-    input: Option<[u8; 16]>,
+    /// The last AES input (the nonce with its index bits cleared, as
+    /// [`nonce_block`] numbers it), if any.
+    input: Option<u128>,
     /// Its AES output.
     output: [u8; 16],
     /// AES calls so far (for the tests of the cache).
@@ -39,17 +40,21 @@ impl Pdf {
     #[inline(always)]
     pub(super) fn pad(&mut self, nonce: &[u8], tag_len: usize) -> [u8; 16] {
         debug_assert!((1..=16).contains(&nonce.len()));
-        let mut block = [0u8; 16];
-        block[..nonce.len()].copy_from_slice(nonce);
-        let last = nonce.len() - 1;
+        // The AES input as one big-endian number, built in registers: built
+        // as bytes in memory, the cache check's 16-byte load right after the
+        // byte stores missed store forwarding, about 6 % of a UMAC-64 tag of
+        // a 1500-byte packet (perf).
+        let block = nonce_block(nonce);
+        let shift = 8 * (16 - nonce.len());
         let index = match tag_len {
-            4 => block[last] & 3,
-            8 => block[last] & 1,
+            4 => (block >> shift) & 3,
+            8 => (block >> shift) & 1,
             _ => 0,
-        } as usize;
-        block[last] ^= index as u8;
+        };
+        let block = block ^ (index << shift);
+        let index = index as usize;
         if self.input != Some(block) {
-            let mut b = Array::from(block);
+            let mut b = Array::from(block.to_be_bytes());
             self.aes.encrypt_block(&mut b);
             self.output = b.into();
             b[..].zeroize();
@@ -61,6 +66,19 @@ impl Pdf {
         pad[..tag_len].copy_from_slice(&self.output[from..from + tag_len]);
         pad
     }
+}
+
+/// `nonce` zero-padded to 16 bytes, as a big-endian number (byte 0 the
+/// most significant). Eight-byte nonces, the usual kind, take one load.
+#[inline(always)]
+fn nonce_block(nonce: &[u8]) -> u128 {
+    if let Ok(eight) = <[u8; 8]>::try_from(nonce) {
+        return u128::from(u64::from_be_bytes(eight)) << 64;
+    }
+    nonce
+        .iter()
+        .enumerate()
+        .fold(0u128, |acc, (i, &b)| acc | u128::from(b) << (8 * (15 - i)))
 }
 
 impl Pdf {
