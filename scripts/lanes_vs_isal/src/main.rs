@@ -44,43 +44,40 @@ fn main() {
     let fill = |lane: usize, n: usize| -> Vec<u8> {
         (0..n).map(|i| (i * 7 + lane * 13 + 3) as u8).collect()
     };
-    let (owned, ranges): (Vec<Vec<u8>>, Vec<(usize, usize)>) = match layout.as_str() {
-        "vec" => ((0..32).map(|l| fill(l, len)).collect(), vec![(0, len); 32]),
+    // The buffers, and where each lane starts: (buffer, offset).
+    let (owned, starts): (Vec<Vec<u8>>, Vec<(usize, usize)>) = match layout.as_str() {
+        "vec" => (
+            (0..32).map(|l| fill(l, len)).collect(),
+            (0..32).map(|l| (l, 0)).collect(),
+        ),
         "aligned" => {
             let owned: Vec<Vec<u8>> = (0..32).map(|l| fill(l, len + 64)).collect();
-            let ranges = owned
+            let starts = owned
                 .iter()
-                .map(|v| {
-                    let skip = v.as_ptr().addr().wrapping_neg() % 64;
-                    (skip, skip + len)
-                })
+                .enumerate()
+                .map(|(l, v)| (l, v.as_ptr().addr().wrapping_neg() % 64))
                 .collect();
-            (owned, ranges)
+            (owned, starts)
         }
         "packed" => {
             let pitch = len + 4160;
             let one = fill(0, 32 * pitch + 4096);
-            let start = one.as_ptr().addr().wrapping_neg() % 4096;
-            let ranges = (0..32)
-                .map(|l| (start + l * pitch, start + l * pitch + len))
-                .collect();
-            (vec![one], ranges)
+            let first = one.as_ptr().addr().wrapping_neg() % 4096;
+            (vec![one], (0..32).map(|l| (0, first + l * pitch)).collect())
         }
         other => panic!("layout {other}: give vec, aligned or packed"),
     };
-    let data: Vec<&[u8]> = ranges
+    let slices: Vec<&[u8]> = starts
         .iter()
-        .enumerate()
-        .map(|(l, &(a, b))| &owned[if owned.len() == 1 { 0 } else { l }][a..b])
+        .map(|&(b, at)| &owned[b][at..at + len])
         .collect();
-    let slices: Vec<&[u8]> = data.clone();
     let mut state = LaneState::new();
     let mut args = Args {
         digest: [[0; 32]; 4],
         data: [std::ptr::null(); 32],
     };
     let point = |args: &mut Args| {
-        for (p, d) in args.data.iter_mut().zip(&data) {
+        for (p, d) in args.data.iter_mut().zip(&slices) {
             *p = d.as_ptr();
         }
     };

@@ -14,29 +14,34 @@ const ALIGN: usize = 64;
 
 /// `len` bytes of zeros whose first byte is 64-byte aligned.
 pub struct LaneBuf {
+    /// `ALIGN - 1` bytes more than asked, so that an aligned start fits.
     bytes: Vec<u8>,
     start: usize,
-    len: usize,
 }
 
 impl LaneBuf {
     pub fn new(len: usize) -> LaneBuf {
         let bytes = vec![0; len + ALIGN - 1];
         let start = bytes.as_ptr().addr().wrapping_neg() % ALIGN;
-        LaneBuf { bytes, start, len }
+        LaneBuf { bytes, start }
+    }
+
+    fn end(&self) -> usize {
+        self.start + self.bytes.len() + 1 - ALIGN
     }
 }
 
 impl Deref for LaneBuf {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.bytes[self.start..self.start + self.len]
+        &self.bytes[self.start..self.end()]
     }
 }
 
 impl DerefMut for LaneBuf {
     fn deref_mut(&mut self) -> &mut [u8] {
-        &mut self.bytes[self.start..self.start + self.len]
+        let end = self.end();
+        &mut self.bytes[self.start..end]
     }
 }
 
