@@ -296,18 +296,12 @@ module md5_pipe #(
     // with the block, read for stage 63 (age 63, read two edges early).
     generate
         if (RAM) begin : cv_mem
-            (* ram_style = "block" *)
-            reg [TAG_W+127:0] store [0:63];
-            wire [5:0] ra = wr_ptr - 6'd62;
-            reg [TAG_W+127:0] rd, rd_q;
-            always @(posedge clk)
-                if (en) begin
-                    store[wr_ptr] <= {in_tag, in_cv};
-                    rd   <= store[ra];
-                    rd_q <= rd;
-                end
-            assign cv_w[63]  = rd_q[127:0];
-            assign tag_w[63] = rd_q[TAG_W+127:128];
+            wire [TAG_W+127:0] q;
+            md5_pipe_delay #(.W(TAG_W + 128), .AGE(62)) u_delay (
+                .clk(clk), .en(en), .wr_ptr(wr_ptr), .d({in_tag, in_cv}), .q(q)
+            );
+            assign cv_w[63]  = q[127:0];
+            assign tag_w[63] = q[TAG_W+127:128];
         end
     endgenerate
     assign v_w[0]   = v0;
@@ -392,20 +386,10 @@ module md5_pipe #(
                     if (RAM && I >= 2) begin : mem
                         // This stage's word, written with the block I
                         // enabled edges ago (see "Storage" above).
-                        (* ram_style = "block" *)
-                        reg [31:0] store [0:63];
-                        localparam [5:0] AGE = I - 1;
-                        // A 6-bit net, so the address wraps mod 64 in
-                        // every tool (an index expression alone need not).
-                        wire [5:0] ra = wr_ptr - AGE;
-                        reg [31:0] rd, rd_q;
-                        always @(posedge clk)
-                            if (en) begin
-                                store[wr_ptr] <= in_blk[32*G +: 32];
-                                rd   <= store[ra];
-                                rd_q <= rd;
-                            end
-                        assign word = rd_q;
+                        md5_pipe_delay #(.W(32), .AGE(I - 1)) u_delay (
+                            .clk(clk), .en(en), .wr_ptr(wr_ptr),
+                            .d(in_blk[32*G +: 32]), .q(word)
+                        );
                     end else begin : reg_word
                         assign word = m_w[16*I + G];
                     end

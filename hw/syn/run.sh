@@ -121,7 +121,7 @@ synth_one() {   # core variant fam params
     local srcs="$HW/rtl/md5_iter.v $HW/syn/top_$core.v"
     case "$core" in
         md5p_core) srcs="$HW/rtl/md5_iter.v $HW/rtl/md5p_core.v $HW/syn/top_$core.v" ;;
-        md5_pipe)  srcs="$HW/rtl/md5_pipe.v $HW/syn/top_$core.v" ;;
+        md5_pipe)  srcs="$HW/rtl/md5_pipe.v $HW/rtl/md5_pipe_delay.v $HW/syn/top_$core.v" ;;
     esac
     echo "$chp" > "$d/params.txt"
     if "$YOSYS" -q -l "$d/yosys.log" -p "

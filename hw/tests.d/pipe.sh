@@ -3,9 +3,9 @@
 # TAG_W=1; simulate both with TAG_W=16 under Icarus (the stream test puts
 # the stream id and block number in the tag), and the memory style once
 # more under Verilator.
-lint_files "md5_pipe" md5_pipe "$HW/rtl/md5_pipe.v"
-lint_files "md5_pipe STORE=flops" md5_pipe -GSTORE='"flops"' "$HW/rtl/md5_pipe.v"
-lint_files "md5_pipe TAG_W=1" md5_pipe -GTAG_W=1 "$HW/rtl/md5_pipe.v"
+lint_files "md5_pipe" md5_pipe "$HW/rtl/md5_pipe.v" "$HW/rtl/md5_pipe_delay.v"
+lint_files "md5_pipe STORE=flops" md5_pipe -GSTORE='"flops"' "$HW/rtl/md5_pipe.v" "$HW/rtl/md5_pipe_delay.v"
+lint_files "md5_pipe TAG_W=1" md5_pipe -GTAG_W=1 "$HW/rtl/md5_pipe.v" "$HW/rtl/md5_pipe_delay.v"
 sim_params md5_pipe test_md5_pipe w16 "-Pmd5_pipe.TAG_W=16"
 sim_params md5_pipe test_md5_pipe w16_flops "-Pmd5_pipe.TAG_W=16 -Pmd5_pipe.STORE=\\\"flops\\\""
 SIM=verilator sim_params md5_pipe test_md5_pipe verilator_w16 "-GTAG_W=16"
