@@ -6,8 +6,10 @@
 //! 15, `vec`). LAYOUT places the 32 lane buffers: `vec`, one `Vec` each as
 //! the allocator gives it (a large one starts 16 bytes past a page, so
 //! every 64-byte row straddles two cache lines); `aligned`, one `Vec` each,
-//! the lane from its first 64-byte boundary; `packed`, one buffer with the
-//! lanes BYTES_PER_LANE + 4160 bytes apart from a page boundary.
+//! the lane from its first 64-byte boundary; `staggered`, as `aligned` but
+//! lane L starts L cache lines further (so the lanes' rows fall in distinct
+//! L1 sets); `packed`, one buffer with the lanes BYTES_PER_LANE + 4160 bytes
+//! apart from a page boundary.
 
 use linerate::lanes::{LaneState, Lanes, LanesBackend};
 use std::time::Instant;
@@ -59,13 +61,22 @@ fn main() {
                 .collect();
             (owned, starts)
         }
+        "staggered" => {
+            let owned: Vec<Vec<u8>> = (0..32).map(|l| fill(l, len + 64 * 33)).collect();
+            let starts = owned
+                .iter()
+                .enumerate()
+                .map(|(l, v)| (l, v.as_ptr().addr().wrapping_neg() % 64 + 64 * l))
+                .collect();
+            (owned, starts)
+        }
         "packed" => {
             let pitch = len + 4160;
             let one = fill(0, 32 * pitch + 4096);
             let first = one.as_ptr().addr().wrapping_neg() % 4096;
             (vec![one], (0..32).map(|l| (0, first + l * pitch)).collect())
         }
-        other => panic!("layout {other}: give vec, aligned or packed"),
+        other => panic!("layout {other}: give vec, aligned, staggered or packed"),
     };
     let slices: Vec<&[u8]> = starts
         .iter()
