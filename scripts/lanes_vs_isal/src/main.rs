@@ -52,21 +52,14 @@ fn main() {
             (0..32).map(|l| fill(l, len)).collect(),
             (0..32).map(|l| (l, 0)).collect(),
         ),
-        "aligned" => {
-            let owned: Vec<Vec<u8>> = (0..32).map(|l| fill(l, len + 64)).collect();
+        "aligned" | "staggered" => {
+            // Staggered: lane L starts L lines past its first 64-byte boundary.
+            let step = if layout == "staggered" { 64 } else { 0 };
+            let owned: Vec<Vec<u8>> = (0..32).map(|l| fill(l, len + 64 + 31 * step)).collect();
             let starts = owned
                 .iter()
                 .enumerate()
-                .map(|(l, v)| (l, v.as_ptr().addr().wrapping_neg() % 64))
-                .collect();
-            (owned, starts)
-        }
-        "staggered" => {
-            let owned: Vec<Vec<u8>> = (0..32).map(|l| fill(l, len + 64 * 33)).collect();
-            let starts = owned
-                .iter()
-                .enumerate()
-                .map(|(l, v)| (l, v.as_ptr().addr().wrapping_neg() % 64 + 64 * l))
+                .map(|(l, v)| (l, v.as_ptr().addr().wrapping_neg() % 64 + step * l))
                 .collect();
             (owned, starts)
         }

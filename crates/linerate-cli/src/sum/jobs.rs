@@ -69,6 +69,7 @@ const MAX_LANE_CHUNK: usize = 1 << 20;
 /// A round's reads are cut short to end with the lane nearest its file's
 /// end, but not below this.
 const MIN_ROUND_READ: usize = 64 << 10;
+// `clamp(MIN_ROUND_READ, chunk)` below needs the smaller bound first.
 const _: () = assert!(MIN_ROUND_READ <= MIN_LANE_CHUNK);
 
 /// Room past a lane's chunk where the end of a file is found.
