@@ -31,7 +31,7 @@ trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
 # MD5-P/K groups its chains by register set when rayon has several threads
 # and by the backend's full width on one: run its oracle both ways.
-RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test md5p_oracle 2>&1 | tee -a "$log"
+RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test it md5p_oracle:: 2>&1 | tee -a "$log"
 echo "== python tests (pytest python/tests)"
 .venv-python/bin/python -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee -a "$log"
 echo "== hardware simulations (hw/run-tests.sh)"

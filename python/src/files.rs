@@ -82,7 +82,7 @@ pub fn s3_etag(
     Ok(etag.map_err(|e| os_error(py, e))?.to_string())
 }
 
-fn algorithm(name: &str) -> PyResult<linerate_cli::algorithm::Algorithm> {
+fn algorithm(name: &str) -> PyResult<linerate::HashAlgorithm> {
     api::algorithm(name).map_err(|e| PyValueError::new_err(format!("algo {name:?}: {e}")))
 }
 

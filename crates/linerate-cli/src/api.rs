@@ -9,15 +9,15 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::Path;
 
-use crate::algorithm::Algorithm;
 use crate::etag::compute::etags_in_order;
 use crate::etag::layout::Policy;
 use crate::sum::console::Console;
 use crate::sum::hash::HashError;
 use crate::sum::jobs::hash_in_order;
+use linerate::HashAlgorithm;
 
-pub use crate::algorithm::VALID_K;
 pub use crate::etag::value::Etag;
+pub use linerate::registry::VALID_K;
 
 /// What can go wrong with one file.
 #[derive(Debug)]
@@ -30,15 +30,15 @@ pub struct FileError {
 }
 
 /// An algorithm by its `linerate sum -a` name (`md5`, `md5p16`, ...).
-pub fn algorithm(name: &str) -> Result<Algorithm, String> {
-    Algorithm::from_name(name.as_bytes())
+pub fn algorithm(name: &str) -> Result<HashAlgorithm, String> {
+    HashAlgorithm::from_name(name.as_bytes()).map_err(|e| e.0)
 }
 
 /// The digest of every one of `paths` with `algorithm`, in order, on up to
 /// `threads` threads (files share the lanes of the multi-buffer engine).
 pub fn hash_files(
     paths: &[OsString],
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
     threads: usize,
 ) -> Vec<Result<[u8; 16], FileError>> {
     let names = as_file_names(paths);

@@ -6,7 +6,6 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-pub mod algorithm;
 pub mod api;
 pub mod audit;
 pub mod etag;
@@ -51,19 +50,16 @@ Commands:
   help                        this text
 
 Run 'linerate COMMAND --help' (sum, mac, etag, audit, md5, md5p, speed, report) for a command's options.
-LINERATE_MD5_BACKEND and LINERATE_LANES_BACKEND force the single-stream and
-the lanes (multi-buffer) MD5 implementations.
+LINERATE_MD5_BACKEND, LINERATE_LANES_BACKEND and LINERATE_NH_BACKEND force
+the single-stream MD5, the lanes (multi-buffer) MD5 and UMAC's NH
+implementations.
 MD5 is broken for collision resistance: use it against accidents and for
 compatibility, not against an adversary.
 ";
 
 /// Runs the command line (without the program name) and returns the exit code.
 pub fn run(args: Vec<OsString>) -> ExitCode {
-    if let Err(e) = linerate::md5::Backend::from_env() {
-        eprintln!("{PROGRAM}: {e}");
-        return ExitCode::from(2);
-    }
-    if let Err(e) = linerate::lanes::LanesBackend::from_env() {
+    if let Err(e) = linerate::backend::check_env() {
         eprintln!("{PROGRAM}: {e}");
         return ExitCode::from(2);
     }

@@ -307,7 +307,7 @@ fn cold_trial_hashes_the_same_bytes_from_a_large_buffer() {
 
 #[test]
 fn every_backend_passes_the_suite_and_is_reported() {
-    for backend in linerate::md5::Backend::supported() {
+    for backend in linerate::md5::Md5Backend::supported() {
         let name = backend.name();
         let mut cmd = md5_cmd(&["-x", "-t", "--block-size", "64", "--count", "2"]);
         cmd.env("LINERATE_MD5_BACKEND", name);

@@ -1,7 +1,7 @@
 //! Property: every line `linerate sum` prints, for any name and digest, in
 //! any mode, parses back under `--check` to the same name and digest.
 
-use linerate_cli::algorithm::Algorithm;
+use linerate::HashAlgorithm as Algorithm;
 use linerate_cli::sum::check::{self, CheckLine, Form, Layout};
 use linerate_cli::sum::format::{LineStyle, push_sum_line, push_sum_line_for};
 use proptest::prelude::*;

@@ -52,7 +52,7 @@ fn md5_variants() -> Vec<Variant> {
     let fast = HmacMd5Key::new(&KEY);
     let generic = HmacKey::<linerate::Md5>::new(&KEY);
     let rc = RcHmacMd5::new_from_slice(&KEY).unwrap();
-    let compress = linerate::md5::Backend::active().compress_fn().unwrap();
+    let compress = linerate::md5::Md5Backend::active().compress_fn().unwrap();
     vec![
         variant("HmacMd5Key, precomputed", move |m| {
             black_box(fast.tag(black_box(m)));
@@ -267,7 +267,7 @@ fn alternate_report(rounds: usize) {
     let budget = Duration::from_millis(40);
     println!(
         "# HMAC, medians of {rounds} alternating rounds; MD5 backend {}, lanes backend {}; core clock {:.2} GHz",
-        linerate::md5::Backend::active(),
+        linerate::md5::Md5Backend::active(),
         linerate::lanes::LanesBackend::active(),
         ghz()
     );

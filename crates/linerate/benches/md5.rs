@@ -5,7 +5,7 @@
 //! of a whole message, so the small sizes include the padding block.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use linerate::md5::{Backend, Md5};
+use linerate::md5::{Md5, Md5Backend};
 use std::hint::black_box;
 
 const SIZES: [usize; 4] = [64, 1024, 16 * 1024, 1 << 20];
@@ -14,7 +14,7 @@ fn md5_by_backend(c: &mut Criterion) {
     let data: Vec<u8> = (0..*SIZES.iter().max().unwrap())
         .map(|i| (i * 7 + 3) as u8)
         .collect();
-    for backend in Backend::supported().filter(|b| *b != Backend::Reference) {
+    for backend in Md5Backend::supported().filter(|b| *b != Md5Backend::Reference) {
         let mut group = c.benchmark_group(format!("md5/{backend}"));
         for size in SIZES {
             group.throughput(Throughput::Bytes(size as u64));

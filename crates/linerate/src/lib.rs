@@ -16,6 +16,7 @@
 //! assert_eq!(h.finalize(), digest);
 //! ```
 
+pub mod backend;
 pub mod checksum;
 pub mod clock;
 pub mod cpu;
@@ -25,9 +26,11 @@ pub mod manager;
 pub mod many;
 pub mod md5;
 pub mod md5p;
+pub mod registry;
 
 pub use mac::hmac::{HmacKey, HmacMd5Key, HmacSha1Key};
 pub use manager::{Md5Manager, StreamId};
 pub use many::{md5_many, md5_many_into};
 pub use md5::{Md5, md5};
 pub use md5p::{Md5p, md5p};
+pub use registry::{HashAlgorithm, MacAlgorithm};

@@ -16,7 +16,7 @@
 use crate::lanes::schedule::{LaneRuns, absorb_runs};
 use crate::lanes::{LaneState, Lanes, MAX_LANES};
 use crate::many::{digest_bytes, write_padding};
-use crate::md5::Backend;
+use crate::md5::Md5Backend;
 use crate::md5::reference::INIT;
 
 /// An open stream of an [`Md5Manager`]. Not `Clone`: `finish` consumes it,
@@ -189,7 +189,7 @@ impl Md5Manager {
         let mut padding = [0u8; 128];
         let blocks = write_padding(&slot.tail[..slot.tail_len], slot.len, &mut padding);
         let mut chain = self.state.get(id.0);
-        let compress = Backend::active()
+        let compress = Md5Backend::active()
             .compress_fn()
             .expect("the active backend is supported");
         let (full, _) = padding.as_chunks::<64>();

@@ -6,10 +6,10 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::algorithm::Algorithm;
 use crate::sum::args as sum_args;
 use crate::sum::getopt::{Getopt, LongOption};
 use crate::sum::tree::{Exclude, WalkOptions};
+use linerate::HashAlgorithm;
 
 /// How much the report says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct Options {
     /// The directory the manifest's relative paths start from.
     pub dir: OsString,
     /// `-a`: the function of untagged lines.
-    pub algorithm: Algorithm,
+    pub algorithm: HashAlgorithm,
     /// `-j`: threads hashing files.
     pub threads: usize,
     /// `--follow` and `--exclude`.
@@ -95,7 +95,7 @@ const fn long(name: &'static str, value: Flag) -> LongOption<Flag> {
 /// met; a bad option argument is reported when met, as in `linerate sum`.
 pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageError> {
     let usage = |m: String| UsageError(m.into_bytes());
-    let mut algorithm = Algorithm::Md5;
+    let mut algorithm = HashAlgorithm::Md5;
     let mut threads = None;
     let mut follow = false;
     let mut patterns = Vec::new();
@@ -116,7 +116,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
             Flag::Verbose => detail = Detail::Verbose,
             Flag::Strict => strict = true,
             Flag::Algorithm => {
-                algorithm = Algorithm::from_name(argument.as_bytes()).map_err(usage)?
+                algorithm = HashAlgorithm::from_name(argument.as_bytes()).map_err(|e| usage(e.0))?
             }
             Flag::Threads => threads = Some(argument),
             Flag::Exclude => patterns.push(argument),
@@ -184,7 +184,7 @@ mod tests {
         let o = options(&["m.md5"]);
         assert_eq!(o.manifest, "m.md5");
         assert_eq!(o.dir, ".");
-        assert_eq!(o.algorithm, Algorithm::Md5);
+        assert_eq!(o.algorithm, HashAlgorithm::Md5);
         assert!(o.threads >= 1);
         assert!(!o.walk.follow && o.walk.exclude.is_empty());
         assert!(!o.json && !o.strict);
@@ -211,7 +211,7 @@ mod tests {
             (o.manifest.as_os_str(), o.dir.as_os_str()),
             ("m".as_ref(), "tree".as_ref())
         );
-        assert_eq!(o.algorithm, Algorithm::Md5p(16));
+        assert_eq!(o.algorithm, HashAlgorithm::Md5p(16));
         assert_eq!(o.threads, 4);
         assert!(o.walk.follow && !o.walk.exclude.is_empty());
         assert!(o.json && o.strict);

@@ -26,12 +26,12 @@ use std::os::unix::fs::MetadataExt;
 
 use super::manifest::{Defect, Entry};
 use super::paths;
-use crate::algorithm::Algorithm;
 use crate::sum::console::{Console, error_text};
 use crate::sum::hash::HashError;
 use crate::sum::jobs;
 use crate::sum::progress::Progress;
 use crate::sum::tree::{self, Found, WalkOptions};
+use linerate::HashAlgorithm;
 
 /// What became of one file.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -206,11 +206,11 @@ fn unwalked(key: &[u8]) -> Option<Status> {
 /// Listed files to hash, one list per function.
 #[derive(Default)]
 struct Queue {
-    groups: Vec<(Algorithm, Vec<usize>, Vec<OsString>)>,
+    groups: Vec<(HashAlgorithm, Vec<usize>, Vec<OsString>)>,
 }
 
 impl Queue {
-    fn push(&mut self, entry: usize, algorithm: Algorithm, key: &[u8]) {
+    fn push(&mut self, entry: usize, algorithm: HashAlgorithm, key: &[u8]) {
         let at = match self.groups.iter().position(|g| g.0 == algorithm) {
             Some(at) => at,
             None => {

@@ -12,8 +12,8 @@ use std::collections::hash_map::Entry as Slot;
 use std::io::{self, BufRead};
 
 use super::paths::normalize;
-use crate::algorithm::Algorithm;
 use crate::sum::check::{self, Layout};
+use linerate::HashAlgorithm;
 
 /// A file the manifest lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub struct Entry {
     pub name: Vec<u8>,
     pub digest: [u8; 16],
     /// The line's tag's function, else `-a`'s.
-    pub algorithm: Algorithm,
+    pub algorithm: HashAlgorithm,
     /// 1-based.
     pub line: u64,
 }
@@ -63,7 +63,7 @@ pub struct Manifest {
 
 /// Reads every line of `reader`; untagged lines are hashed with `algorithm`.
 /// Fails only if reading fails.
-pub fn read(mut reader: impl BufRead, algorithm: Algorithm) -> io::Result<Manifest> {
+pub fn read(mut reader: impl BufRead, algorithm: HashAlgorithm) -> io::Result<Manifest> {
     let mut manifest = Manifest::default();
     let mut layout = Layout::default();
     let mut first_line: HashMap<Vec<u8>, u64> = HashMap::new();
@@ -111,7 +111,7 @@ mod tests {
     use super::*;
 
     const HEX: &str = "900150983cd24fb0d6963f7d28e17f72";
-    fn entry(name: &[u8], algorithm: Algorithm, line: u64) -> Entry {
+    fn entry(name: &[u8], algorithm: HashAlgorithm, line: u64) -> Entry {
         let mut digest = [0u8; 16];
         digest.copy_from_slice(&hex::decode(HEX).unwrap());
         Entry {
@@ -127,15 +127,15 @@ mod tests {
         let text = format!(
             "# made by hand\n{HEX}  ./a\n{HEX} *b//c\n\nMD5P16 (d) = {HEX}\r\n\\{HEX}  e\\nf\nMD5 (/abs) = {HEX}\n"
         );
-        let m = read(text.as_bytes(), Algorithm::Md5p(8)).unwrap();
+        let m = read(text.as_bytes(), HashAlgorithm::Md5p(8)).unwrap();
         assert_eq!(
             m.entries,
             vec![
-                entry(b"a", Algorithm::Md5p(8), 2),
-                entry(b"b/c", Algorithm::Md5p(8), 3),
-                entry(b"d", Algorithm::Md5p(16), 5),
-                entry(b"e\nf", Algorithm::Md5p(8), 6),
-                entry(b"/abs", Algorithm::Md5, 7),
+                entry(b"a", HashAlgorithm::Md5p(8), 2),
+                entry(b"b/c", HashAlgorithm::Md5p(8), 3),
+                entry(b"d", HashAlgorithm::Md5p(16), 5),
+                entry(b"e\nf", HashAlgorithm::Md5p(8), 6),
+                entry(b"/abs", HashAlgorithm::Md5, 7),
             ]
         );
         assert!(m.defects.is_empty());
@@ -144,12 +144,12 @@ mod tests {
     #[test]
     fn malformed_and_duplicate_lines_are_defects() {
         let text = format!("{HEX}  a\ngarbage\n{HEX}  ./a\nMD5P6 (x) = {HEX}\n{HEX}  b");
-        let m = read(text.as_bytes(), Algorithm::Md5).unwrap();
+        let m = read(text.as_bytes(), HashAlgorithm::Md5).unwrap();
         assert_eq!(
             m.entries,
             vec![
-                entry(b"a", Algorithm::Md5, 1),
-                entry(b"b", Algorithm::Md5, 5)
+                entry(b"a", HashAlgorithm::Md5, 1),
+                entry(b"b", HashAlgorithm::Md5, 5)
             ]
         );
         assert_eq!(
@@ -183,7 +183,7 @@ mod tests {
                 Err(io::Error::other("boom"))
             }
         }
-        let result = read(io::BufReader::new(Failing), Algorithm::Md5);
+        let result = read(io::BufReader::new(Failing), HashAlgorithm::Md5);
         assert!(result.is_err());
     }
 }

@@ -8,7 +8,10 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use zeroize::Zeroizing;
 
-use super::algorithm::{MacAlgorithm, names};
+use linerate::MacAlgorithm;
+use linerate::registry::names;
+
+use super::OFFERED;
 use super::key::KeySource;
 use crate::sum::args::{CheckOptions, Flag, Given, LONG, SHORT};
 use crate::sum::format::LineStyle;
@@ -117,9 +120,12 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
         .validate()
         .map_err(|m| UsageError::Options(m.as_bytes().to_vec()))?;
     let setup = |m: String| UsageError::Setup(m.into_bytes());
-    let algorithm = mac
-        .algorithm
-        .ok_or_else(|| setup(format!("no algorithm: choose one with -a ({})", names())))?;
+    let algorithm = mac.algorithm.ok_or_else(|| {
+        setup(format!(
+            "no algorithm: choose one with -a ({})",
+            names(&OFFERED)
+        ))
+    })?;
     let key = match (mac.key_file, mac.key_hex) {
         (Some(path), None) => KeySource::File(path),
         (None, Some(hex)) => KeySource::Hex(hex),
@@ -155,8 +161,8 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
 fn apply_argument(mac: &mut MacGiven, flag: MacFlag, argument: OsString) -> Result<(), UsageError> {
     match flag {
         MacFlag::Algorithm => {
-            let algorithm = MacAlgorithm::from_name(argument.as_bytes())
-                .map_err(|m| UsageError::Setup(m.into_bytes()))?;
+            let algorithm = MacAlgorithm::from_name(argument.as_bytes(), &OFFERED)
+                .map_err(|m| UsageError::Setup(m.0.into_bytes()))?;
             mac.algorithm = Some(algorithm);
         }
         MacFlag::KeyFile => mac.key_file = Some(argument),
@@ -229,7 +235,7 @@ mod tests {
     fn errors() {
         assert_eq!(
             error(&["--key-hex", "00"]).1,
-            format!("no algorithm: choose one with -a ({})", names())
+            format!("no algorithm: choose one with -a ({})", names(&OFFERED))
         );
         assert_eq!(
             error(&["-a", "hmac-md5"]),

@@ -7,12 +7,12 @@ use std::ffi::OsStr;
 
 use subtle::ConstantTimeEq;
 
-use super::algorithm::MacAlgorithm;
 use super::engine::Mac;
 use crate::sum::check::{Dialect, LineOf, decode_hex_into};
 use crate::sum::hash::{FileHasher, HashError};
 use crate::sum::progress::Progress;
 use crate::sum::verify::Checker;
+use linerate::MacAlgorithm;
 
 /// The checksum lines of one MAC: `HEX  NAME` with as many hex digits as
 /// its tag has (8 for UMAC-32 to 40 for HMAC-SHA1), or the BSD
@@ -93,7 +93,7 @@ mod tests {
 
     #[test]
     fn lines_of_each_tag_length() {
-        for algorithm in MacAlgorithm::ALL {
+        for algorithm in super::super::OFFERED {
             let tag: Vec<u8> = (0..algorithm.tag_len() as u8).collect();
             let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
             let gnu = parse(algorithm, &format!("{hex}  a b")).unwrap();
@@ -112,7 +112,10 @@ mod tests {
             // One digit short or long, or another MAC's tag: malformed.
             assert_eq!(parse(algorithm, &format!("{}  a", &hex[1..])), None);
             assert_eq!(parse(algorithm, &format!("{hex}0  a")), None);
-            for other in MacAlgorithm::ALL.into_iter().filter(|&o| o != algorithm) {
+            for other in super::super::OFFERED
+                .into_iter()
+                .filter(|&o| o != algorithm)
+            {
                 let line = format!("{} (x) = {hex}", other.tag());
                 assert_eq!(parse(algorithm, &line), None, "{line}");
             }

@@ -1,33 +1,21 @@
 //! A keyed MAC and files streamed through it in fixed-size chunks, so memory
-//! does not depend on a file's size: HMAC through the library's
-//! [`HmacStream`](linerate::mac::hmac::HmacStream), UMAC through
-//! [`UmacState`](linerate::mac::umac::UmacState).
+//! does not depend on a file's size: the library's [`MacKey`] and its
+//! streams, under the one nonce of the run.
 
 use std::ffi::OsStr;
 
-use linerate::mac::hmac::HmacKey;
-use linerate::mac::umac::Umac;
-use zeroize::Zeroizing;
+use linerate::MacAlgorithm;
+use linerate::mac::MacKey;
 
-use super::algorithm::{MacAlgorithm, UMAC_KEY_LEN};
 use crate::sum::hash::{FileHasher, HashError};
 use crate::sum::progress::Progress;
 
 /// A MAC under one key, ready to tag any number of files. The library's key
 /// objects wipe their keyed states when dropped.
-pub enum Mac {
-    /// HMAC-MD5, its tags cut to `len` bytes (16 or 12).
-    HmacMd5 {
-        key: Box<HmacKey<linerate::Md5>>,
-        len: usize,
-    },
-    /// HMAC-SHA1, its tags cut to `len` bytes (20 or 12).
-    HmacSha1 {
-        key: Box<HmacKey<sha1::Sha1>>,
-        len: usize,
-    },
-    /// A UMAC with the one nonce every file is tagged under.
-    Umac { umac: Box<Umac>, nonce: Vec<u8> },
+pub struct Mac {
+    key: MacKey,
+    /// The nonce every file is tagged under (UMAC's; empty for the others).
+    nonce: Vec<u8>,
 }
 
 impl Mac {
@@ -38,62 +26,31 @@ impl Mac {
     ///
     /// # Panics
     ///
-    /// If the key or nonce were not checked: a UMAC key of another length
-    /// than 16 bytes, or a UMAC without a nonce.
+    /// If the key was not checked.
     pub fn new(algorithm: MacAlgorithm, key: &[u8], nonce: Option<Vec<u8>>) -> Mac {
-        let len = algorithm.tag_len();
-        match algorithm {
-            MacAlgorithm::HmacMd5 | MacAlgorithm::HmacMd5_96 => Mac::HmacMd5 {
-                key: Box::new(HmacKey::new(key)),
-                len,
-            },
-            MacAlgorithm::HmacSha1 | MacAlgorithm::HmacSha1_96 => Mac::HmacSha1 {
-                key: Box::new(HmacKey::new(key)),
-                len,
-            },
-            MacAlgorithm::Umac32
-            | MacAlgorithm::Umac64
-            | MacAlgorithm::Umac96
-            | MacAlgorithm::Umac128 => {
-                let mut umac_key = Zeroizing::new([0u8; UMAC_KEY_LEN]);
-                umac_key.copy_from_slice(key);
-                let bits = algorithm.umac_bits().expect("a UMAC has a tag length");
-                Mac::Umac {
-                    umac: Box::new(Umac::new(&umac_key, bits)),
-                    nonce: nonce.expect("a UMAC gets a checked nonce"),
-                }
-            }
+        Mac {
+            key: MacKey::new(algorithm, key).expect("the key was checked"),
+            nonce: nonce.unwrap_or_default(),
         }
     }
 
     /// The tag of the file `name` (`-`: standard input), read in chunks
     /// through `hasher`'s buffer.
+    ///
+    /// # Panics
+    ///
+    /// If a UMAC's nonce was not checked.
     pub fn tag_named(
         &mut self,
         name: &OsStr,
         hasher: &mut FileHasher,
         progress: &mut Progress,
     ) -> Result<Vec<u8>, HashError> {
-        match self {
-            Mac::HmacMd5 { key, len } => {
-                let mut stream = key.stream();
-                hasher.absorb_named(name, progress, |data| stream.update(data))?;
-                Ok(stream.finalize()[..*len].to_vec())
-            }
-            Mac::HmacSha1 { key, len } => {
-                let mut stream = key.stream();
-                hasher.absorb_named(name, progress, |data| stream.update(data))?;
-                Ok(stream.finalize()[..*len].to_vec())
-            }
-            Mac::Umac { umac, nonce } => {
-                let mut state = umac.start();
-                hasher.absorb_named(name, progress, |data| state.update(data))?;
-                let tag = state
-                    .finalize(nonce)
-                    .expect("the nonce's length was checked");
-                Ok(tag.to_vec())
-            }
-        }
+        let mut stream = self.key.stream();
+        hasher.absorb_named(name, progress, |data| stream.update(data))?;
+        Ok(stream
+            .finalize(&self.nonce)
+            .expect("the nonce's length was checked"))
     }
 }
 
@@ -101,7 +58,7 @@ impl Mac {
 mod tests {
     use super::*;
     use linerate::mac::hmac::{HmacMd5Key, HmacSha1Key};
-    use linerate::mac::umac::TagBits;
+    use linerate::mac::umac::{TagBits, Umac};
 
     fn tag_bytes(mac: &mut Mac, data: &[u8]) -> Vec<u8> {
         let dir = std::env::temp_dir().join(format!(
@@ -143,7 +100,7 @@ mod tests {
         }
         let umac_key = b"abcdefghijklmnop";
         for bits in TagBits::ALL {
-            let algorithm = MacAlgorithm::ALL
+            let algorithm = super::super::OFFERED
                 .into_iter()
                 .find(|a| a.umac_bits() == Some(bits))
                 .unwrap();

@@ -12,9 +12,10 @@ use std::io::{self, Read};
 
 use zeroize::Zeroizing;
 
-use super::algorithm::{MacAlgorithm, UMAC_KEY_LEN, UMAC_MAX_NONCE_LEN};
 use crate::sum::console::error_text;
 use crate::sum::quote::{self, Charset};
+use linerate::MacAlgorithm;
+use linerate::registry::{UMAC_KEY_LEN, UMAC_MAX_NONCE_LEN};
 
 /// The largest key file read, in bytes: HMAC hashes a key longer than a
 /// block (64 bytes) anyway, and a bound stops `--key-file /dev/zero`.

@@ -21,7 +21,6 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
-pub mod algorithm;
 pub mod args;
 pub mod checker;
 pub mod engine;
@@ -31,6 +30,8 @@ use args::{Command, Request, UsageError};
 use checker::{MacChecker, MacDialect};
 use engine::Mac;
 
+use linerate::MacAlgorithm;
+
 use crate::sum::console::{Console, error_text};
 use crate::sum::format;
 use crate::sum::hash::FileHasher;
@@ -38,6 +39,19 @@ use crate::sum::progress::Progress;
 
 /// Exit status for a command line that cannot run.
 const USAGE_STATUS: u8 = 2;
+
+/// The MACs `linerate mac` offers, in the order its help lists them: the
+/// registry's, but keyed MD5 (an AH transform, offered by `packets`).
+pub const OFFERED: [MacAlgorithm; 8] = [
+    MacAlgorithm::HmacMd5,
+    MacAlgorithm::HmacMd5_96,
+    MacAlgorithm::HmacSha1,
+    MacAlgorithm::HmacSha1_96,
+    MacAlgorithm::Umac32,
+    MacAlgorithm::Umac64,
+    MacAlgorithm::Umac96,
+    MacAlgorithm::Umac128,
+];
 
 const HELP: &str = "\
 Usage: linerate mac -a ALG (--key-file=FILE | --key-hex=HEX) [--nonce-hex=HEX]

@@ -32,8 +32,9 @@ mod suite;
 mod trial;
 
 use crate::PROGRAM;
-use crate::algorithm::{Algorithm, VALID_K};
 use crate::output::print_or_quiet;
+use linerate::HashAlgorithm;
+use linerate::registry::VALID_K;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
@@ -179,7 +180,7 @@ struct Run {
     actions: Vec<Action>,
     trial: trial::Options,
     /// MD5, or MD5-P/K with `-k`'s K.
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
 }
 
 /// One argument's work, done in command-line order.
@@ -205,8 +206,8 @@ fn parse(args: &[OsString], driver: Driver) -> Result<Command, String> {
     let mut actions = Vec::new();
     let mut trial = trial::Options::default();
     let mut algorithm = match driver {
-        Driver::Md5 => Algorithm::Md5,
-        Driver::Md5p => Algorithm::Md5p(DEFAULT_K),
+        Driver::Md5 => HashAlgorithm::Md5,
+        Driver::Md5p => HashAlgorithm::Md5p(DEFAULT_K),
     };
     let mut trial_option_seen = false;
     let mut only_operands = false;
@@ -266,12 +267,12 @@ fn parse(args: &[OsString], driver: Driver) -> Result<Command, String> {
 }
 
 /// `-k`'s value: MD5-P/K for a valid K.
-fn parse_k(value: &[u8]) -> Result<Algorithm, String> {
+fn parse_k(value: &[u8]) -> Result<HashAlgorithm, String> {
     std::str::from_utf8(value)
         .ok()
         .filter(|text| text.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|text| text.parse::<usize>().ok())
-        .and_then(Algorithm::md5p)
+        .and_then(HashAlgorithm::md5p)
         .ok_or_else(|| format!("invalid K '{}': {VALID_K}", String::from_utf8_lossy(value)))
 }
 
@@ -316,7 +317,7 @@ fn parse_long<'a>(
 }
 
 /// Does one argument's work; `false` if it failed (already reported).
-fn perform(action: &Action, trial: &trial::Options, algorithm: Algorithm) -> bool {
+fn perform(action: &Action, trial: &trial::Options, algorithm: HashAlgorithm) -> bool {
     let label = algorithm.label();
     match action {
         Action::String(string) => {
@@ -339,7 +340,7 @@ fn perform(action: &Action, trial: &trial::Options, algorithm: Algorithm) -> boo
 }
 
 /// `MD5 (FILE) = DIGEST`, or a message on stderr.
-fn hash_file(path: &OsString, algorithm: Algorithm) -> bool {
+fn hash_file(path: &OsString, algorithm: HashAlgorithm) -> bool {
     match File::open(path).and_then(|file| digest_reader(file, algorithm)) {
         Ok(digest) => {
             let label = algorithm.label();
@@ -351,7 +352,7 @@ fn hash_file(path: &OsString, algorithm: Algorithm) -> bool {
 }
 
 /// mddriver's MDFilter: standard input's digest alone on a line.
-fn filter_stdin(algorithm: Algorithm) -> bool {
+fn filter_stdin(algorithm: HashAlgorithm) -> bool {
     match digest_reader(io::stdin().lock(), algorithm) {
         Ok(digest) => {
             print_or_quiet(format!("{}\n", hex(&digest)).as_bytes());
@@ -362,7 +363,7 @@ fn filter_stdin(algorithm: Algorithm) -> bool {
 }
 
 /// Hashes everything `reader` yields, in constant memory.
-fn digest_reader(mut reader: impl Read, algorithm: Algorithm) -> io::Result<[u8; 16]> {
+fn digest_reader(mut reader: impl Read, algorithm: HashAlgorithm) -> io::Result<[u8; 16]> {
     // Large enough that the per-read system call is noise next to hashing.
     const CHUNK: usize = 128 * 1024;
     let mut buffer = vec![0; CHUNK];
@@ -534,7 +535,7 @@ mod tests {
 
     #[test]
     fn md5p_takes_k_in_every_form() {
-        assert_eq!(md5p(&[]).map(|r| r.algorithm), Ok(Algorithm::Md5p(16)));
+        assert_eq!(md5p(&[]).map(|r| r.algorithm), Ok(HashAlgorithm::Md5p(16)));
         for words in [
             &["-k", "8", "-sabc"][..],
             &["-k8"],
@@ -544,7 +545,7 @@ mod tests {
         ] {
             assert_eq!(
                 md5p(words).map(|r| r.algorithm),
-                Ok(Algorithm::Md5p(8)),
+                Ok(HashAlgorithm::Md5p(8)),
                 "{words:?}"
             );
         }

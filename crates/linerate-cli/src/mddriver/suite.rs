@@ -39,7 +39,7 @@ pub fn run() -> bool {
             eprintln!(
                 "{PROGRAM}: MD5 test suite: MD5 (\"{message}\") is {got}, RFC 1321 says {expected} \
                  (backend {})",
-                linerate::md5::Backend::active()
+                linerate::md5::Md5Backend::active()
             );
             ok = false;
         }

@@ -23,8 +23,8 @@
 
 use super::hex;
 use crate::PROGRAM;
-use crate::algorithm::{Algorithm, Digester};
 use crate::output::print_or_quiet;
+use linerate::HashAlgorithm;
 use linerate::{Md5, Md5p, clock};
 use std::fs;
 use std::path::Path;
@@ -142,7 +142,7 @@ fn parse_size(text: &[u8]) -> Option<u64> {
 
 /// Runs the trial of `algorithm` and prints it; `false` if its memory could
 /// not be had.
-pub fn run(options: &Options, algorithm: Algorithm) -> bool {
+pub fn run(options: &Options, algorithm: HashAlgorithm) -> bool {
     let blocks = match Blocks::new(options) {
         Ok(blocks) => blocks,
         Err(message) => {
@@ -164,11 +164,11 @@ pub fn run(options: &Options, algorithm: Algorithm) -> bool {
     // cycles/byte figure uses the clock the run had.
     let clock_before = clock::core_hz();
     let timed = match algorithm {
-        Algorithm::Md5 => hash_blocks(&blocks, options.count, Md5::new()),
-        Algorithm::Md5p(k) => hash_blocks(
+        HashAlgorithm::Md5 => hash_blocks(&blocks, options.count, Md5::new()),
+        HashAlgorithm::Md5p(k) => hash_blocks(
             &blocks,
             options.count,
-            Md5p::new(k).expect("an Algorithm holds a valid K"),
+            Md5p::new(k).expect("an HashAlgorithm holds a valid K"),
         ),
     };
     let clock_after = clock::core_hz();
@@ -292,7 +292,7 @@ fn hash_blocks<D: Digester>(blocks: &Blocks, count: usize, mut hasher: D) -> Tim
 /// The lines printed after " done".
 struct Report<'a> {
     options: &'a Options,
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
     blocks: &'a Blocks,
     timed: Timed,
     clock_before: Option<f64>,
@@ -313,12 +313,12 @@ impl Report<'_> {
         };
         let hz = (before + after) / 2.0;
         let bound = match self.algorithm {
-            Algorithm::Md5 => {
+            HashAlgorithm::Md5 => {
                 format!("one MD5 stream's latency bound is {LATENCY_BOUND_CYCLES_PER_BYTE:.2}")
             }
             // K independent chains divide the latency bound by K until the
             // vector units, not the chain, are the limit.
-            Algorithm::Md5p(k) => format!(
+            HashAlgorithm::Md5p(k) => format!(
                 "{k} chains: the latency bound of one stream / K is {:.2}",
                 LATENCY_BOUND_CYCLES_PER_BYTE / k as f64
             ),
@@ -360,6 +360,45 @@ impl std::fmt::Display for Report<'_> {
             speed * 8.0 / 1e6
         )?;
         writeln!(f, "{}", self.clock_line())
+    }
+}
+
+/// A hasher the time trial can drive; implemented by both functions'
+/// hashers so that the timed loop is compiled for each without dispatch.
+pub trait Digester {
+    /// Absorbs `data`.
+    fn absorb(&mut self, data: &[u8]);
+    /// The digest of everything absorbed.
+    fn digest(self) -> [u8; 16];
+    /// The backend that computes it, for reports.
+    fn backend_name(&self) -> String;
+}
+
+impl Digester for Md5 {
+    fn absorb(&mut self, data: &[u8]) {
+        self.update(data);
+    }
+
+    fn digest(self) -> [u8; 16] {
+        self.finalize()
+    }
+
+    fn backend_name(&self) -> String {
+        self.backend().to_string()
+    }
+}
+
+impl Digester for Md5p {
+    fn absorb(&mut self, data: &[u8]) {
+        self.update(data);
+    }
+
+    fn digest(self) -> [u8; 16] {
+        self.finalize()
+    }
+
+    fn backend_name(&self) -> String {
+        self.backend().to_string()
     }
 }
 
@@ -425,7 +464,7 @@ mod tests {
         .unwrap();
         let report = |before: f64, after: f64| Report {
             options: &options,
-            algorithm: Algorithm::Md5,
+            algorithm: HashAlgorithm::Md5,
             blocks: &blocks,
             timed: Timed {
                 digest: [0; 16],

@@ -7,8 +7,9 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use zeroize::Zeroizing;
 
-use super::icv::Alg;
-use crate::mac::algorithm::MacAlgorithm;
+use linerate::MacAlgorithm;
+
+use super::icv::OFFERED;
 use crate::mac::key::{self, KeySource};
 use crate::sum::getopt::{Getopt, LongOption};
 
@@ -22,7 +23,7 @@ pub enum Command {
 
 /// An algorithm and where its key comes from.
 pub struct Keying {
-    pub alg: Alg,
+    pub alg: MacAlgorithm,
     pub key: KeySource,
 }
 
@@ -43,7 +44,7 @@ pub struct Verify {
 
 pub struct Bench {
     pub input: OsString,
-    pub algs: Vec<Alg>,
+    pub algs: Vec<MacAlgorithm>,
     pub jobs: usize,
 }
 
@@ -109,7 +110,7 @@ struct Given {
     verbose: bool,
     output: Option<OsString>,
     spi: Option<u32>,
-    algs: Vec<Alg>,
+    algs: Vec<MacAlgorithm>,
     key_file: Option<OsString>,
     key_hex: Option<Zeroizing<Vec<u8>>>,
     seq_start: Option<u32>,
@@ -200,7 +201,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             refuse("a key", given.key_file.is_some() || given.key_hex.is_some())?;
             let mut algs = given.algs;
             if algs.is_empty() {
-                algs = Alg::ALL.to_vec();
+                algs = OFFERED.to_vec();
             }
             algs.dedup();
             let jobs = given.jobs.unwrap_or_else(crate::sum::args::default_threads);
@@ -227,7 +228,9 @@ fn apply(given: &mut Given, flag: Flag, argument: OsString) -> Result<(), String
             }
             given.seq_start = Some(seq);
         }
-        Flag::Alg => given.algs.push(Alg::from_name(&text())?),
+        Flag::Alg => given
+            .algs
+            .push(MacAlgorithm::from_name(text().as_bytes(), &OFFERED).map_err(|e| e.0)?),
         Flag::KeyFile => given.key_file = Some(argument),
         Flag::KeyHex => given.key_hex = Some(Zeroizing::new(argument.into_vec())),
         Flag::Jobs => {
@@ -272,17 +275,7 @@ fn keying(sub: &str, given: &mut Given) -> Result<Keying, String> {
 /// Reads and checks the key with `linerate mac`'s rules: any non-empty key
 /// for the HMACs and keyed MD5, exactly 16 bytes for UMAC.
 pub fn load_key(keying: &Keying) -> Result<Zeroizing<Vec<u8>>, String> {
-    // linerate mac's MACs with the same key rules (and names, but for
-    // keyed MD5, which has HMAC-MD5's rule).
-    let mac = match keying.alg {
-        Alg::HmacMd5_96 => MacAlgorithm::HmacMd5_96,
-        Alg::HmacSha1_96 => MacAlgorithm::HmacSha1_96,
-        Alg::KeyedMd5 => MacAlgorithm::HmacMd5,
-        Alg::Umac64 => MacAlgorithm::Umac64,
-        Alg::Umac96 => MacAlgorithm::Umac96,
-    };
-    key::load_key(mac, &keying.key)
-        .map_err(|m| String::from_utf8_lossy(&m).replace(mac.name(), keying.alg.name()))
+    key::load_key(keying.alg, &keying.key).map_err(|m| String::from_utf8_lossy(&m).into_owned())
 }
 
 /// The operand as bytes, for messages.

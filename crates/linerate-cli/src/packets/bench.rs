@@ -14,7 +14,11 @@ use std::time::{Duration, Instant};
 
 use super::ah;
 use super::capture::{Capture, Item};
-use super::icv::{Alg, Keyed, UMAC_KEY_LEN};
+use linerate::MacAlgorithm;
+use linerate::mac::MacKey;
+use linerate::registry::UMAC_KEY_LEN;
+
+use super::icv;
 use super::mutable::icv_input;
 use super::packet::locate;
 use super::report::Reporter;
@@ -67,7 +71,7 @@ fn collect<'a>(capture: Capture<'a>, reporter: &Reporter) -> Packets<'a> {
 
 /// The ICV inputs of `packets` under `alg`, with their sequence numbers,
 /// and the IP bytes of the packets they stand for.
-fn inputs(packets: &Packets<'_>, alg: Alg) -> (Vec<Vec<u8>>, Vec<u32>, u64) {
+fn inputs(packets: &Packets<'_>, alg: MacAlgorithm) -> (Vec<Vec<u8>>, Vec<u32>, u64) {
     let mut inputs = Vec::with_capacity(packets.frames.len());
     let mut seqs = Vec::with_capacity(packets.frames.len());
     let mut signed = Signed::default();
@@ -81,7 +85,7 @@ fn inputs(packets: &Packets<'_>, alg: Alg) -> (Vec<Vec<u8>>, Vec<u32>, u64) {
                 let mut input = Vec::new();
                 ah::parse(&ip[ah_at..])
                     .and_then(|h| {
-                        let icv_len = alg.icv_len().min(h.len - ah::FIXED);
+                        let icv_len = alg.tag_len().min(h.len - ah::FIXED);
                         icv_input(ip, layout.version, layout.len, ah_at, icv_len, &mut input)
                     })
                     .map(|()| input)
@@ -99,15 +103,15 @@ fn inputs(packets: &Packets<'_>, alg: Alg) -> (Vec<Vec<u8>>, Vec<u32>, u64) {
 }
 
 /// One pass of `keyed` over every input.
-fn pass(keyed: &mut Keyed, inputs: &[&[u8]], seqs: &[u32], tags: &mut [[u8; 16]]) {
+fn pass(keyed: &mut MacKey, inputs: &[&[u8]], seqs: &[u32], tags: &mut [[u8; 16]]) {
     for (chunk, seq) in inputs.chunks(CHUNK).zip(seqs.chunks(CHUNK)) {
-        keyed.tags(chunk, seq, &mut tags[..chunk.len()]);
+        icv::tags(keyed, chunk, seq, &mut tags[..chunk.len()]);
     }
     std::hint::black_box(&tags[0]);
 }
 
 /// Median seconds per pass over all inputs on `threads` threads.
-fn time(keyed: &Keyed, inputs: &[&[u8]], seqs: &[u32], threads: usize) -> f64 {
+fn time(keyed: &MacKey, inputs: &[&[u8]], seqs: &[u32], threads: usize) -> f64 {
     let share = inputs.len().div_ceil(threads).max(1);
     let run = |passes: usize| -> Duration {
         let start = Instant::now();
@@ -167,7 +171,7 @@ fn bench_capture(capture: Capture<'_>, args: &super::args::Bench, reporter: &Rep
     for &alg in &args.algs {
         let (inputs, seqs, ip_bytes) = inputs(&packets, alg);
         let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-        let keyed = Keyed::new(alg, &key);
+        let keyed = MacKey::new(alg, &key).expect("a 16-byte key suits every algorithm");
         let mut threads = vec![1];
         if args.jobs > 1 {
             threads.push(args.jobs);

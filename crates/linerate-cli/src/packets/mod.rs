@@ -138,9 +138,9 @@ pub fn setup_error(message: &str) {
 
 /// The keyed ICV algorithm (the key read, checked, used and wiped), or
 /// the exit status after saying why not.
-pub fn keyed(keying: &args::Keying) -> Result<icv::Keyed, u8> {
+pub fn keyed(keying: &args::Keying) -> Result<linerate::mac::MacKey, u8> {
     match args::load_key(keying) {
-        Ok(key) => Ok(icv::Keyed::new(keying.alg, &key)),
+        Ok(key) => Ok(linerate::mac::MacKey::new(keying.alg, &key).expect("the key was checked")),
         Err(m) => {
             setup_error(&m);
             Err(EXIT_SETUP)

@@ -11,7 +11,10 @@ use std::path::Path;
 
 use super::ah;
 use super::capture::{Item, Packet};
-use super::icv::{Alg, Keyed};
+use linerate::MacAlgorithm;
+use linerate::mac::MacKey;
+
+use super::icv;
 use super::ip::{self, AH};
 use super::mutable::icv_input;
 use super::packet::{Located, locate};
@@ -52,14 +55,14 @@ impl Signed {
 pub fn insert_ah(
     frame: &[u8],
     at: &Located,
-    alg: Alg,
+    alg: MacAlgorithm,
     spi: u32,
     seq: u32,
     out: &mut Signed,
 ) -> Result<(), Problem> {
     out.frame.clear();
     build(frame, at, alg, spi, seq, &mut out.frame, &mut out.input)?;
-    let ah_len = ah::length(alg.icv_len(), at.layout.version);
+    let ah_len = ah::length(alg.tag_len(), at.layout.version);
     out.ip_at = at.ip_at;
     out.ip_len = at.layout.len + ah_len;
     out.ah_at = at.layout.insert_at;
@@ -74,7 +77,7 @@ pub fn insert_ah(
 fn build(
     frame: &[u8],
     at: &Located,
-    alg: Alg,
+    alg: MacAlgorithm,
     spi: u32,
     seq: u32,
     dest: &mut Vec<u8>,
@@ -87,7 +90,7 @@ fn build(
     if layout.ah_at.is_some() {
         return Err(Problem::new(Kind::AlreadyAh, "already carries an AH"));
     }
-    let ah_len = ah::length(alg.icv_len(), layout.version);
+    let ah_len = ah::length(alg.tag_len(), layout.version);
     let insert = at.ip_at + layout.insert_at;
     let next_header = frame[at.ip_at + layout.next_header_at];
     let base = dest.len();
@@ -105,7 +108,7 @@ fn build(
         layout.version,
         ip_len,
         layout.insert_at,
-        alg.icv_len(),
+        alg.tag_len(),
         input,
     )?;
     Ok(insert + base + ah::FIXED)
@@ -113,8 +116,8 @@ fn build(
 
 /// The signed packets of the writer's buffer whose ICVs are still zero.
 struct Batch {
-    keyed: Keyed,
-    alg: Alg,
+    keyed: MacKey,
+    alg: MacAlgorithm,
     /// ICV inputs, reused; the first `seqs.len()` are this batch's.
     inputs: Vec<Vec<u8>>,
     seqs: Vec<u32>,
@@ -129,8 +132,8 @@ impl Batch {
         let n = self.seqs.len();
         let refs: Vec<&[u8]> = self.inputs[..n].iter().map(Vec::as_slice).collect();
         self.tags.resize(n, [0; 16]);
-        self.keyed.tags(&refs, &self.seqs, &mut self.tags);
-        let len = self.alg.icv_len();
+        icv::tags(&mut self.keyed, &refs, &self.seqs, &mut self.tags);
+        let len = self.alg.tag_len();
         for (&at, tag) in self.icv_at.iter().zip(&self.tags) {
             buf[at..at + len].copy_from_slice(&tag[..len]);
         }
@@ -157,7 +160,7 @@ pub fn run(args: super::args::Sign) -> u8 {
 fn sign_capture(
     mut reader: CaptureReader,
     args: &super::args::Sign,
-    keyed: Keyed,
+    keyed: MacKey,
     reporter: &Reporter,
 ) -> u8 {
     let alg = args.keying.alg;
@@ -286,7 +289,7 @@ fn sign_into(
     spi: u32,
     seq: u32,
 ) -> std::io::Result<Result<(), Problem>> {
-    let ah_len = ah::length(batch.alg.icv_len(), at.layout.version);
+    let ah_len = ah::length(batch.alg.tag_len(), at.layout.version);
     let orig_len = packet.orig_len.saturating_add(ah_len as u32);
     let open = writer.begin(packet, packet.data.len() + ah_len, orig_len)?;
     let input = &mut batch.inputs[batch.seqs.len()];

@@ -7,7 +7,10 @@ use subtle::ConstantTimeEq;
 
 use super::ah;
 use super::capture::Item;
-use super::icv::{Alg, Keyed};
+use linerate::MacAlgorithm;
+use linerate::mac::MacKey;
+
+use super::icv;
 use super::mutable::icv_input;
 use super::packet::locate;
 use super::problem::Problem;
@@ -47,7 +50,7 @@ struct Counts {
 /// Classifies `frame`, filling `slot` for an AH packet to check.
 fn classify(
     packet: &super::capture::Packet<'_>,
-    alg: Alg,
+    alg: MacAlgorithm,
     spi: Option<u32>,
     slot: &mut Check,
 ) -> Verdict {
@@ -74,7 +77,7 @@ fn classify(
     if spi.is_some_and(|s| s != header.spi) {
         return Verdict::NotAh;
     }
-    let want = ah::length(alg.icv_len(), layout.version);
+    let want = ah::length(alg.tag_len(), layout.version);
     if header.len != want {
         return Verdict::BadIcv(format!(
             "bad ICV: AH of {} bytes, {} makes {want}",
@@ -82,7 +85,7 @@ fn classify(
             alg.name()
         ));
     }
-    let icv_len = alg.icv_len();
+    let icv_len = alg.tag_len();
     if let Err(p) = icv_input(
         ip,
         layout.version,
@@ -96,14 +99,14 @@ fn classify(
     slot.index = packet.index;
     slot.seq = header.seq;
     slot.icv = [0; 16];
-    slot.icv[..alg.icv_len()].copy_from_slice(&header.icv[..alg.icv_len()]);
+    slot.icv[..alg.tag_len()].copy_from_slice(&header.icv[..alg.tag_len()]);
     Verdict::Check
 }
 
 /// Computes the batch's ICVs and compares them.
 fn check_batch(
-    keyed: &mut Keyed,
-    alg: Alg,
+    keyed: &mut MacKey,
+    alg: MacAlgorithm,
     batch: &[Check],
     counts: &mut Counts,
     reporter: &Reporter,
@@ -111,8 +114,8 @@ fn check_batch(
     let refs: Vec<&[u8]> = batch.iter().map(|c| c.input.as_slice()).collect();
     let seqs: Vec<u32> = batch.iter().map(|c| c.seq).collect();
     let mut tags = vec![[0u8; 16]; batch.len()];
-    keyed.tags(&refs, &seqs, &mut tags);
-    let n = alg.icv_len();
+    icv::tags(keyed, &refs, &seqs, &mut tags);
+    let n = alg.tag_len();
     for (check, tag) in batch.iter().zip(&tags) {
         if bool::from(tag[..n].ct_eq(&check.icv[..n])) {
             counts.verified += 1;
@@ -159,8 +162,8 @@ pub fn run(args: super::args::Verify) -> u8 {
 /// error if the file cannot be read.
 fn check_capture(
     mut reader: CaptureReader,
-    keyed: &mut Keyed,
-    alg: Alg,
+    keyed: &mut MacKey,
+    alg: MacAlgorithm,
     spi: Option<u32>,
     reporter: &Reporter,
     always: &Reporter,

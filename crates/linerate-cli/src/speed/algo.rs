@@ -5,33 +5,29 @@
 use super::blocks::Blocks;
 use super::permac::hmac_job;
 use super::timing::Job;
+use linerate::mac::MacKey;
 use linerate::mac::hmac::{Md5Compression, Sha1Compression};
 use linerate::mac::keyed_md5::KeyedMd5Key;
-use linerate::mac::umac::{TagBits, Umac};
-use linerate::{HmacMd5Key, Md5p};
+use linerate::mac::umac::Umac;
+use linerate::{HashAlgorithm, HmacMd5Key, MacAlgorithm, Md5p};
 use std::hint::black_box;
 
-/// A row of the throughput table.
+/// A row of the throughput table: an algorithm of the registry (one
+/// stream, or a batch path), or one the lab times for the seed documents'
+/// tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algo {
-    /// One MD5 stream (RFC 1321).
-    Md5,
+    /// A hash of the registry, one stream: MD5 (RFC 1321), MD5-P/K.
+    Hash(HashAlgorithm),
     /// MD5 of many blocks at once in SIMD lanes (`md5_many`).
     Md5Mb,
-    /// MD5-P/K, RFC 1810's K-way interleaved MD5.
-    Md5p(usize),
-    /// HMAC-MD5 with its key set up once.
-    HmacMd5,
-    /// HMAC-MD5 of many blocks at once in SIMD lanes (`tag_many_into`),
-    /// as `packets` authenticates a batch.
-    HmacMd5Mb,
-    /// RFC 1828's keyed MD5 (the AH transform RFC 1810 measured) of many
-    /// blocks at once in SIMD lanes, as `packets` authenticates a batch.
-    KeyedMd5Mb,
-    /// HMAC-SHA1 with its key set up once.
-    HmacSha1,
-    /// UMAC (RFC 4418) with its key set up once, a fresh nonce per block.
-    Umac(TagBits),
+    /// A MAC of the registry with its key set up once, one block per call
+    /// (UMAC with a fresh nonce per block).
+    Mac(MacAlgorithm),
+    /// A MAC's batch path, many blocks at once (HMAC-MD5 and RFC 1828's
+    /// keyed MD5, the AH transform RFC 1810 measured, in SIMD lanes), as
+    /// `packets` authenticates a batch.
+    MacMb(MacAlgorithm),
     /// SHA-1 (RustCrypto `sha1`).
     Sha1,
     /// RIPEMD-160 (RustCrypto `ripemd`).
@@ -47,22 +43,25 @@ pub enum Algo {
 }
 
 impl Algo {
+    /// One MD5 stream.
+    pub const MD5: Algo = Algo::Hash(HashAlgorithm::Md5);
+
     /// Every row, in the table's order.
     pub const ALL: [Algo; 19] = [
-        Algo::Md5,
+        Algo::MD5,
         Algo::Md5Mb,
-        Algo::Md5p(4),
-        Algo::Md5p(8),
-        Algo::Md5p(16),
-        Algo::Md5p(32),
-        Algo::HmacMd5,
-        Algo::HmacMd5Mb,
-        Algo::KeyedMd5Mb,
-        Algo::HmacSha1,
-        Algo::Umac(TagBits::B32),
-        Algo::Umac(TagBits::B64),
-        Algo::Umac(TagBits::B96),
-        Algo::Umac(TagBits::B128),
+        Algo::Hash(HashAlgorithm::Md5p(4)),
+        Algo::Hash(HashAlgorithm::Md5p(8)),
+        Algo::Hash(HashAlgorithm::Md5p(16)),
+        Algo::Hash(HashAlgorithm::Md5p(32)),
+        Algo::Mac(MacAlgorithm::HmacMd5),
+        Algo::MacMb(MacAlgorithm::HmacMd5),
+        Algo::MacMb(MacAlgorithm::KeyedMd5),
+        Algo::Mac(MacAlgorithm::HmacSha1),
+        Algo::Mac(MacAlgorithm::Umac32),
+        Algo::Mac(MacAlgorithm::Umac64),
+        Algo::Mac(MacAlgorithm::Umac96),
+        Algo::Mac(MacAlgorithm::Umac128),
         Algo::Sha1,
         Algo::Ripemd160,
         Algo::Rc4,
@@ -70,17 +69,14 @@ impl Algo {
         Algo::Read,
     ];
 
-    /// The command-line name.
+    /// The command-line name: the registry's for its algorithms, with
+    /// `-mb` for a batch path.
     pub fn name(self) -> String {
         match self {
-            Algo::Md5 => "md5".into(),
+            Algo::Hash(a) => a.name(),
             Algo::Md5Mb => "md5-mb".into(),
-            Algo::Md5p(k) => format!("md5p{k}"),
-            Algo::HmacMd5 => "hmac-md5".into(),
-            Algo::HmacMd5Mb => "hmac-md5-mb".into(),
-            Algo::KeyedMd5Mb => "keyed-md5-mb".into(),
-            Algo::HmacSha1 => "hmac-sha1".into(),
-            Algo::Umac(bits) => format!("umac-{}", bits.bits()),
+            Algo::Mac(a) => a.name().into(),
+            Algo::MacMb(a) => format!("{}-mb", a.name()),
             Algo::Sha1 => "sha1".into(),
             Algo::Ripemd160 => "ripemd160".into(),
             Algo::Rc4 => "rc4".into(),
@@ -107,9 +103,7 @@ impl Algo {
         match self {
             // About 4 MiB of messages: 64 or more (two 32-lane groups)
             // up to 64 KiB each, fewer only for huge blocks.
-            Algo::Md5Mb | Algo::HmacMd5Mb | Algo::KeyedMd5Mb => {
-                ((4usize << 20) / bytes.max(1)).clamp(1, 4096)
-            }
+            Algo::Md5Mb | Algo::MacMb(_) => ((4usize << 20) / bytes.max(1)).clamp(1, 4096),
             _ => 1,
         }
     }
@@ -123,28 +117,31 @@ impl Algo {
         // A fixed key: the figures do not depend on it.
         let key: [u8; 16] = *b"linerate-speed-k";
         Ok(match self {
-            Algo::Md5 => Box::new(move || {
+            Algo::Hash(HashAlgorithm::Md5) => Box::new(move || {
                 black_box(linerate::md5(black_box(blocks.next(1))));
             }),
             Algo::Md5Mb => batch_job(blocks, n, bytes, linerate::md5_many_into),
-            Algo::Md5p(k) => {
+            Algo::Hash(HashAlgorithm::Md5p(k)) => {
                 let mut hasher = Md5p::new(k).map_err(|e| e.to_string())?;
                 Box::new(move || {
                     hasher.update(black_box(blocks.next(1)));
                     black_box(hasher.finalize_reset());
                 })
             }
-            Algo::HmacMd5 => hmac_job::<Md5Compression>(key, blocks, false),
-            Algo::HmacMd5Mb => {
-                let mac = HmacMd5Key::new(&key);
-                batch_job(blocks, n, bytes, move |m, out| mac.tag_many_into(m, out))
+            Algo::Mac(MacAlgorithm::HmacMd5 | MacAlgorithm::HmacMd5_96) => {
+                hmac_job::<Md5Compression>(key, blocks, false)
             }
-            Algo::KeyedMd5Mb => {
+            Algo::Mac(MacAlgorithm::HmacSha1 | MacAlgorithm::HmacSha1_96) => {
+                hmac_job::<Sha1Compression>(key, blocks, false)
+            }
+            Algo::Mac(MacAlgorithm::KeyedMd5) => {
                 let mac = KeyedMd5Key::new(&key);
-                batch_job(blocks, n, bytes, move |m, out| mac.tag_many_into(m, out))
+                Box::new(move || {
+                    black_box(mac.tag(black_box(blocks.next(1))));
+                })
             }
-            Algo::HmacSha1 => hmac_job::<Sha1Compression>(key, blocks, false),
-            Algo::Umac(bits) => {
+            Algo::Mac(umac) => {
+                let bits = umac.umac_bits().expect("the other MACs are above");
                 let mut mac = Umac::new(&key, bits);
                 let mut nonce: u64 = 0;
                 Box::new(move || {
@@ -153,6 +150,23 @@ impl Algo {
                     if let Ok(tag) = mac.tag(black_box(blocks.next(1)), &nonce.to_be_bytes()) {
                         black_box(tag);
                     }
+                })
+            }
+            Algo::MacMb(MacAlgorithm::HmacMd5 | MacAlgorithm::HmacMd5_96) => {
+                let mac = HmacMd5Key::new(&key);
+                batch_job(blocks, n, bytes, move |m, out| mac.tag_many_into(m, out))
+            }
+            Algo::MacMb(MacAlgorithm::KeyedMd5) => {
+                let mac = KeyedMd5Key::new(&key);
+                batch_job(blocks, n, bytes, move |m, out| mac.tag_many_into(m, out))
+            }
+            Algo::MacMb(other) => {
+                let mut mac = MacKey::new(other, &key).map_err(|e| format!("{e:?}"))?;
+                let nonces: Vec<[u8; 8]> = (0..n as u64).map(u64::to_be_bytes).collect();
+                batch_job(blocks, n, bytes, move |m, out| {
+                    let nonces: Vec<&[u8]> = nonces.iter().map(|n| &n[..]).collect();
+                    // 8-byte nonces are valid: the batch cannot fail.
+                    let _ = mac.tag_many_into(m, &nonces[..m.len()], out);
                 })
             }
             Algo::Sha1 => {

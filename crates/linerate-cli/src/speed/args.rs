@@ -125,7 +125,7 @@ mod tests {
             "MD5",
         ]))
         .unwrap();
-        assert_eq!(o.algos, vec![Algo::Md5]);
+        assert_eq!(o.algos, vec![Algo::MD5]);
         assert_eq!(o.bytes, Some(64));
         assert_eq!(o.jobs, 2);
         assert_eq!(o.seconds, Some(0.5));

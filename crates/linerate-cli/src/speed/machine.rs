@@ -4,7 +4,7 @@
 
 use linerate::lanes::LanesBackend;
 use linerate::mac::umac::NhBackend;
-use linerate::md5::Backend;
+use linerate::md5::Md5Backend;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The commit of this build (from build.rs; "unknown" outside git).
@@ -38,7 +38,7 @@ impl Machine {
             cpu: cpu_name().unwrap_or_else(|| "unknown CPU".to_string()),
             features: features(),
             backends: vec![
-                ("md5, hmac-md5", Backend::active().name().to_string()),
+                ("md5, hmac-md5", Md5Backend::active().name().to_string()),
                 (
                     "md5-mb, md5pK, hmac-md5 batches",
                     format!(

@@ -70,16 +70,16 @@ pub const LINK_SIZES: [u64; 2] = [64, 1500];
 
 /// The algorithms of the link table: those of RFC 1810's question.
 pub fn link_algos(selected: &[Algo]) -> Vec<Algo> {
-    use linerate::mac::umac::TagBits;
+    use linerate::{HashAlgorithm, MacAlgorithm};
     [
-        Algo::Md5,
+        Algo::MD5,
         Algo::Md5Mb,
-        Algo::Md5p(16),
-        Algo::HmacMd5,
-        Algo::HmacMd5Mb,
-        Algo::KeyedMd5Mb,
-        Algo::HmacSha1,
-        Algo::Umac(TagBits::B64),
+        Algo::Hash(HashAlgorithm::Md5p(16)),
+        Algo::Mac(MacAlgorithm::HmacMd5),
+        Algo::MacMb(MacAlgorithm::HmacMd5),
+        Algo::MacMb(MacAlgorithm::KeyedMd5),
+        Algo::Mac(MacAlgorithm::HmacSha1),
+        Algo::Mac(MacAlgorithm::Umac64),
         Algo::Cksum,
     ]
     .into_iter()
@@ -148,10 +148,10 @@ pub fn rfc1810(ctx: &Context<'_>, cold_buffer: usize) -> (Table, Table) {
     // The clock just before and just after the warm trial, which the
     // cycles/byte figure divides: the clock moves with load.
     let before = clock(ctx);
-    let warm = md5_mbps(&|| Algo::Md5.job(MODEL_BLOCK, None), "md5 warm");
+    let warm = md5_mbps(&|| Algo::MD5.job(MODEL_BLOCK, None), "md5 warm");
     let after = clock(ctx);
     let cold = md5_mbps(
-        &|| Algo::Md5.job(MODEL_BLOCK, Some(cold_buffer)),
+        &|| Algo::MD5.job(MODEL_BLOCK, Some(cold_buffer)),
         "md5 cold",
     );
     let mut moved = None;

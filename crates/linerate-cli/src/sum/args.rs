@@ -7,7 +7,7 @@ use super::format::LineStyle;
 use super::getopt::{Getopt, LongOption};
 use super::quote::{self, Charset};
 use super::tree::{Exclude, WalkOptions};
-use crate::algorithm::Algorithm;
+use linerate::HashAlgorithm;
 
 /// The most threads `-j` accepts.
 pub const MAX_THREADS: usize = 1024;
@@ -35,7 +35,7 @@ pub struct Options {
     pub style: LineStyle,
     pub check_options: CheckOptions,
     /// `-a`: the function computed, and checked on untagged lines.
-    pub algorithm: Algorithm,
+    pub algorithm: HashAlgorithm,
     /// `-j`: threads hashing files; `None` for one per available core.
     pub threads: Option<usize>,
     /// `-r`: directories among the operands are walked for their files.
@@ -219,7 +219,7 @@ pub(crate) struct Given {
     tag: bool,
     zero: bool,
     pub(crate) check_options: CheckOptions,
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
     threads: Option<usize>,
     tree: TreeGiven,
 }
@@ -268,7 +268,9 @@ impl Given {
     /// getopt loop reports it.
     fn apply_argument(&mut self, flag: Flag, argument: OsString) -> Result<(), String> {
         match flag {
-            Flag::Algorithm => self.algorithm = Algorithm::from_name(argument.as_bytes())?,
+            Flag::Algorithm => {
+                self.algorithm = HashAlgorithm::from_name(argument.as_bytes()).map_err(|e| e.0)?
+            }
             Flag::Threads => self.threads = Some(parse_threads(argument.as_bytes())?),
             Flag::Exclude => {
                 // Compiled here only to report a bad pattern when met.
@@ -518,20 +520,23 @@ mod tests {
         let Ok(Command::Run(options)) = parse_strs(&["-a", "md5p16", "-j2", "f"]) else {
             panic!("no run")
         };
-        assert_eq!(options.algorithm, Algorithm::Md5p(16));
+        assert_eq!(options.algorithm, HashAlgorithm::Md5p(16));
         assert_eq!(options.threads, Some(2));
         let Ok(Command::Run(options)) =
             parse_strs(&["--algorithm=md5p4", "--threads", "7", "-c", "f"])
         else {
             panic!("no run")
         };
-        assert_eq!(options.algorithm, Algorithm::Md5p(4));
+        assert_eq!(options.algorithm, HashAlgorithm::Md5p(4));
         assert_eq!(options.threads, Some(7));
         assert!(options.check);
         let Ok(Command::Run(options)) = parse_strs(&["f"]) else {
             panic!("no run")
         };
-        assert_eq!((options.algorithm, options.threads), (Algorithm::Md5, None));
+        assert_eq!(
+            (options.algorithm, options.threads),
+            (HashAlgorithm::Md5, None)
+        );
         assert!(error(&["-a", "md5p6", "f"]).starts_with("invalid algorithm 'md5p6'"));
         assert!(error(&["-a", "sha1"]).starts_with("invalid algorithm 'sha1'"));
         assert!(error(&["-j", "0"]).starts_with("invalid number of threads '0'"));

@@ -24,7 +24,7 @@
 //! may carry anything after a NUL that follows its digest.
 
 use super::escape;
-use crate::algorithm::Algorithm;
+use linerate::HashAlgorithm;
 
 /// Length of an MD5 digest in hex digits.
 const HEX_LEN: usize = 32;
@@ -57,7 +57,7 @@ pub trait Dialect {
 pub struct Md5Family;
 
 impl Dialect for Md5Family {
-    type Function = Algorithm;
+    type Function = HashAlgorithm;
     type Digest = [u8; 16];
 
     fn hex_len(&self) -> usize {
@@ -68,8 +68,8 @@ impl Dialect for Md5Family {
         s.starts_with(b"MD5")
     }
 
-    fn parse_tag(&self, s: &[u8]) -> Option<(Algorithm, usize, usize)> {
-        Algorithm::from_tag_prefix(s).map(|(algorithm, len)| (algorithm, len, HEX_LEN))
+    fn parse_tag(&self, s: &[u8]) -> Option<(HashAlgorithm, usize, usize)> {
+        HashAlgorithm::from_tag_prefix(s).map(|(algorithm, len)| (algorithm, len, HEX_LEN))
     }
 
     fn decode(&self, hex: &[u8]) -> Option<[u8; 16]> {
@@ -104,7 +104,7 @@ pub enum Form {
 
 /// A well-formed checksum line; by default one of `linerate sum`'s.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckLine<D = [u8; 16], F = Algorithm> {
+pub struct CheckLine<D = [u8; 16], F = HashAlgorithm> {
     /// The expected digest.
     pub digest: D,
     /// The file name, unescaped.
@@ -306,7 +306,7 @@ mod tests {
             name: name.to_vec(),
             binary,
             form,
-            tag: (form == Form::Tagged).then_some(Algorithm::Md5),
+            tag: (form == Form::Tagged).then_some(HashAlgorithm::Md5),
         })
     }
 
@@ -351,7 +351,7 @@ mod tests {
     fn md5p_tags() {
         let md5p = |k, name: &[u8]| {
             entry(name, false, Form::Tagged).map(|line| CheckLine {
-                tag: Some(Algorithm::Md5p(k)),
+                tag: Some(HashAlgorithm::Md5p(k)),
                 ..line
             })
         };

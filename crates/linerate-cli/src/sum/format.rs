@@ -4,7 +4,7 @@
 //! tags and tag lengths ([`push_line`]).
 
 use super::escape;
-use crate::algorithm::Algorithm;
+use linerate::HashAlgorithm;
 
 /// How a computed checksum line is laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,19 +28,19 @@ pub fn push_hex(out: &mut Vec<u8>, digest: &[u8]) {
 
 /// Appends the line md5sum prints for `name` with `digest`, terminator included.
 pub fn push_sum_line(out: &mut Vec<u8>, digest: &[u8; 16], name: &[u8], style: LineStyle) {
-    push_sum_line_for(out, Algorithm::Md5, digest, name, style);
+    push_sum_line_for(out, HashAlgorithm::Md5, digest, name, style);
 }
 
 /// [`push_sum_line`] for any function: only the BSD tag differs.
 pub fn push_sum_line_for(
     out: &mut Vec<u8>,
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
     digest: &[u8; 16],
     name: &[u8],
     style: LineStyle,
 ) {
     match algorithm {
-        Algorithm::Md5 => push_line(out, b"MD5", digest, name, style),
+        HashAlgorithm::Md5 => push_line(out, b"MD5", digest, name, style),
         other => push_line(out, other.tag().as_bytes(), digest, name, style),
     }
 }
@@ -156,7 +156,7 @@ mod tests {
             zero: false,
         };
         let mut out = Vec::new();
-        push_sum_line_for(&mut out, Algorithm::Md5p(16), &ABC, b"a\\b", tagged);
+        push_sum_line_for(&mut out, HashAlgorithm::Md5p(16), &ABC, b"a\\b", tagged);
         assert_eq!(
             out,
             b"\\MD5P16 (a\\\\b) = 900150983cd24fb0d6963f7d28e17f72\n"
@@ -164,7 +164,7 @@ mod tests {
         out.clear();
         push_sum_line_for(
             &mut out,
-            Algorithm::Md5p(4),
+            HashAlgorithm::Md5p(4),
             &ABC,
             b"a",
             LineStyle::default(),

@@ -10,7 +10,7 @@ use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 
 use super::progress::Progress;
-use crate::algorithm::Algorithm;
+use linerate::HashAlgorithm;
 
 /// Bytes read per `read` call: large enough to amortise system calls, small
 /// enough to stay in cache.
@@ -59,7 +59,7 @@ impl FileHasher {
     pub fn digest_named(
         &mut self,
         name: &OsStr,
-        algorithm: Algorithm,
+        algorithm: HashAlgorithm,
         progress: &mut Progress,
     ) -> Result<[u8; 16], HashError> {
         let mut hasher = algorithm.hasher();
@@ -72,7 +72,7 @@ impl FileHasher {
     pub fn digest_reader(
         &mut self,
         reader: impl Read,
-        algorithm: Algorithm,
+        algorithm: HashAlgorithm,
         advance: impl FnMut(usize),
     ) -> io::Result<[u8; 16]> {
         let mut hasher = algorithm.hasher();
@@ -138,10 +138,12 @@ mod tests {
     fn digest_of_a_reader_matches_the_one_shot_function() {
         let data: Vec<u8> = (0..CHUNK * 2 + 77).map(|i| (i % 251) as u8).collect();
         let mut hasher = FileHasher::default();
-        let digest = hasher.digest_reader(&data[..], Algorithm::Md5, drop).ok();
+        let digest = hasher
+            .digest_reader(&data[..], HashAlgorithm::Md5, drop)
+            .ok();
         assert_eq!(digest, Some(linerate::md5(&data)));
         let digest = hasher
-            .digest_reader(&data[..], Algorithm::Md5p(8), drop)
+            .digest_reader(&data[..], HashAlgorithm::Md5p(8), drop)
             .ok();
         assert_eq!(digest, linerate::md5p(8, &data).ok());
     }
@@ -152,13 +154,13 @@ mod tests {
         let err = hasher
             .digest_named(
                 OsStr::new("/nonexistent/linerate-test"),
-                Algorithm::Md5,
+                HashAlgorithm::Md5,
                 &mut Progress::hidden(),
             )
             .err();
         assert!(err.is_some_and(|e| e.is_missing()));
         let err = hasher
-            .digest_named(OsStr::new("/"), Algorithm::Md5, &mut Progress::hidden())
+            .digest_named(OsStr::new("/"), HashAlgorithm::Md5, &mut Progress::hidden())
             .err();
         assert!(err.is_some_and(|e| !e.is_missing() && matches!(e, HashError::Read(_))));
     }

@@ -52,7 +52,7 @@ use super::format;
 use super::hash::{FileHasher, HashError};
 use super::lane_buf::LaneBuf;
 use super::progress::Ticker;
-use crate::algorithm::Algorithm;
+use linerate::HashAlgorithm;
 
 /// Bytes a worker reads per round, over all its lanes: about one core's L2,
 /// so that what `read(2)` copies in is still there when the engine hashes
@@ -167,7 +167,7 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
 pub fn hash_in_order<F>(
     console: &mut Console,
     files: &[OsString],
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
     allowed: usize,
     each: F,
 ) where
@@ -213,7 +213,7 @@ pub fn hash_in_order<F>(
 fn deliver_in_order<F>(
     console: &mut Console,
     files: &[OsString],
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
     routes: &[Route],
     receiver: &Receiver<Outcome>,
     jobs: usize,
@@ -264,7 +264,7 @@ struct Plan<'a> {
     order: Vec<usize>,
     /// `suffix[i]`: the bytes of the jobs `order[i..]`.
     suffix: Vec<u64>,
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
     threads: u64,
     /// The most files a worker keeps open in lanes; 1 means one at a time.
     per_worker: usize,
@@ -291,7 +291,12 @@ enum Claim {
 }
 
 impl<'a> Plan<'a> {
-    fn new(jobs: Vec<Job<'a>>, algorithm: Algorithm, threads: usize, ticker: Ticker) -> Plan<'a> {
+    fn new(
+        jobs: Vec<Job<'a>>,
+        algorithm: HashAlgorithm,
+        threads: usize,
+        ticker: Ticker,
+    ) -> Plan<'a> {
         let mut order: Vec<usize> = (0..jobs.len()).collect();
         for window in order.chunks_mut(WINDOW) {
             window.sort_by_key(|&i| std::cmp::Reverse(jobs[i].len));
@@ -302,7 +307,7 @@ impl<'a> Plan<'a> {
         }
         let per_worker = match algorithm {
             // Share the files out fairly, up to the engine's width.
-            Algorithm::Md5 if threads > 0 => lane_capacity().min(jobs.len().div_ceil(threads)),
+            HashAlgorithm::Md5 if threads > 0 => lane_capacity().min(jobs.len().div_ceil(threads)),
             _ => 1,
         };
         let chunk = (ROUND_BYTES / per_worker).clamp(MIN_LANE_CHUNK, MAX_LANE_CHUNK) & !0xffff;
@@ -498,7 +503,7 @@ fn hash_alone(plan: &Plan, job: usize, hasher: &mut FileHasher) -> Result<[u8; 1
 /// The digest of `file`, read on a second thread while this one hashes:
 /// the reader fills buffers and passes them over, the hasher hands them
 /// back. A read error ends the reader, and is the result.
-fn digest_pipelined(file: File, algorithm: Algorithm, ticker: &Ticker) -> io::Result<[u8; 16]> {
+fn digest_pipelined(file: File, algorithm: HashAlgorithm, ticker: &Ticker) -> io::Result<[u8; 16]> {
     let (full_sender, full) = mpsc::sync_channel::<(Vec<u8>, usize)>(PIPELINE_DEPTH);
     let (empty_sender, empty) = mpsc::channel::<Vec<u8>>();
     for _ in 0..PIPELINE_DEPTH {
@@ -546,7 +551,7 @@ fn read_ahead(
 mod tests {
     use super::*;
 
-    fn plan(lens: &[u64], algorithm: Algorithm, threads: usize) -> Plan<'static> {
+    fn plan(lens: &[u64], algorithm: HashAlgorithm, threads: usize) -> Plan<'static> {
         let jobs = lens
             .iter()
             .map(|&len| Job {
@@ -559,7 +564,7 @@ mod tests {
 
     #[test]
     fn many_equal_files_share_the_lanes() {
-        let p = plan(&[16 << 20; 64], Algorithm::Md5, 2);
+        let p = plan(&[16 << 20; 64], HashAlgorithm::Md5, 2);
         assert_eq!(p.per_worker, lane_capacity().min(32));
         for i in 0..64 {
             assert_eq!(p.claim(i % 8, 64 << 20), Claim::Lane(i));
@@ -572,7 +577,7 @@ mod tests {
         if lane_capacity() < 2 {
             return;
         }
-        let p = plan(&[1 << 30, 100, 200, 300], Algorithm::Md5, 2);
+        let p = plan(&[1 << 30, 100, 200, 300], HashAlgorithm::Md5, 2);
         assert!(p.per_worker > 1);
         // A worker with open lanes leaves it for one that has none.
         assert_eq!(p.claim(1, 0), Claim::Later);
@@ -590,7 +595,7 @@ mod tests {
         lens[5] = 7;
         lens[9] = 9;
         lens.extend([3, 8]);
-        let p = plan(&lens, Algorithm::Md5, 1);
+        let p = plan(&lens, HashAlgorithm::Md5, 1);
         let taken: Vec<usize> = std::iter::from_fn(|| match p.claim(0, 0) {
             Claim::Lane(i) | Claim::Alone(i) => Some(i),
             _ => None,
@@ -671,12 +676,12 @@ mod tests {
 
     #[test]
     fn one_file_per_thread_or_md5p_goes_alone() {
-        let p = plan(&[100, 200], Algorithm::Md5, 2);
+        let p = plan(&[100, 200], HashAlgorithm::Md5, 2);
         assert_eq!(p.per_worker, 1);
         // The larger first.
         assert_eq!(p.claim(0, 0), Claim::Alone(1));
         assert_eq!(p.claim(0, 0), Claim::Alone(0));
-        let p = plan(&[100; 50], Algorithm::Md5p(16), 2);
+        let p = plan(&[100; 50], HashAlgorithm::Md5p(16), 2);
         assert_eq!(p.per_worker, 1);
         assert_eq!(p.claim(0, 0), Claim::Alone(0));
     }
@@ -684,7 +689,7 @@ mod tests {
     #[test]
     fn chunks_stay_in_bounds_and_aligned() {
         for files in [1, 3, 5, 12, 31, 64, 1000] {
-            let p = plan(&vec![1; files], Algorithm::Md5, 1);
+            let p = plan(&vec![1; files], HashAlgorithm::Md5, 1);
             assert!((MIN_LANE_CHUNK..=MAX_LANE_CHUNK).contains(&p.chunk));
             assert_eq!(p.chunk % 65536, 0);
         }
@@ -699,7 +704,7 @@ mod tests {
             .map(|i| (i * 7 % 251) as u8)
             .collect();
         std::fs::write(&path, &data).unwrap();
-        for algorithm in [Algorithm::Md5, Algorithm::Md5p(16)] {
+        for algorithm in [HashAlgorithm::Md5, HashAlgorithm::Md5p(16)] {
             let file = File::open(&path).unwrap();
             let digest = digest_pipelined(file, algorithm, &Ticker::default()).unwrap();
             let mut expected = algorithm.hasher();
@@ -708,7 +713,7 @@ mod tests {
         }
         // A read that fails at once (a directory) is the result.
         let file = File::open(&dir).unwrap();
-        assert!(digest_pipelined(file, Algorithm::Md5, &Ticker::default()).is_err());
+        assert!(digest_pipelined(file, HashAlgorithm::Md5, &Ticker::default()).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

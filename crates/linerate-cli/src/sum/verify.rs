@@ -16,7 +16,7 @@ use super::console::{Console, error_text};
 use super::format;
 use super::hash::{FileHasher, HashError};
 use super::progress::Progress;
-use crate::algorithm::Algorithm;
+use linerate::HashAlgorithm;
 
 /// What `--check` needs to know of a family of functions.
 pub trait Checker {
@@ -41,7 +41,7 @@ pub trait Checker {
 /// ones with their tag's.
 pub struct SumChecker {
     /// `-a`: the function of untagged lines.
-    pub algorithm: Algorithm,
+    pub algorithm: HashAlgorithm,
 }
 
 impl Checker for SumChecker {
@@ -74,7 +74,7 @@ pub fn run(
     console: &mut Console,
     files: &[std::ffi::OsString],
     options: CheckOptions,
-    algorithm: Algorithm,
+    algorithm: HashAlgorithm,
 ) -> bool {
     run_with(console, files, options, SumChecker { algorithm })
 }

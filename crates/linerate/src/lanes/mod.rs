@@ -21,7 +21,7 @@ pub mod x86_64_avx512;
 #[cfg(target_arch = "x86_64")]
 pub mod x86_64_sse2;
 
-pub use backend::{LANES_BACKEND_ENV, LanesBackend};
+pub use backend::LanesBackend;
 
 use crate::md5::reference::INIT;
 

@@ -68,10 +68,21 @@ impl KeyedMd5Key {
 
     /// The 16-byte tag of `message`.
     pub fn tag(&self, message: &[u8]) -> [u8; 16] {
-        let mut h = self.prefix.clone();
+        let mut h = self.prefix();
         h.update(message);
-        h.update(&self.key[..]);
-        h.finalize()
+        self.finish(h)
+    }
+
+    /// The state after the key and its fill, for a message fed in pieces:
+    /// update it with the message, then [`finish`](Self::finish) it.
+    pub fn prefix(&self) -> Md5 {
+        self.prefix.clone()
+    }
+
+    /// The tag of a message fed into `state` (from [`prefix`](Self::prefix)).
+    pub fn finish(&self, mut state: Md5) -> [u8; 16] {
+        state.update(&self.key[..]);
+        state.finalize()
     }
 
     /// The tags of many messages, in order, side by side in the lanes

@@ -6,5 +6,8 @@
 //! break HMAC-MD5 as a MAC, and UMAC's security rests on AES.
 
 pub mod hmac;
+pub mod keyed;
 pub mod keyed_md5;
 pub mod umac;
+
+pub use keyed::{MacKey, MacStream};

@@ -1,7 +1,7 @@
 //! The block-level MD5 state behind [`Md5`](super::Md5): chaining value,
 //! block count, and the backend's compression function.
 
-use super::backend::{Backend, CompressFn};
+use super::backend::{CompressFn, Md5Backend};
 use super::reference::INIT;
 use core::fmt;
 use digest::{
@@ -20,13 +20,13 @@ pub struct Md5Core {
     /// 64-byte blocks absorbed; the message length is this times 64 plus
     /// the buffered bytes, kept mod 2^64 bits as RFC 1321 says.
     blocks: u64,
-    backend: Backend,
+    backend: Md5Backend,
     compress: CompressFn,
 }
 
 impl Md5Core {
     /// A fresh state on `backend`; `None` if this CPU cannot run it.
-    pub fn with_backend(backend: Backend) -> Option<Md5Core> {
+    pub fn with_backend(backend: Md5Backend) -> Option<Md5Core> {
         Some(Md5Core {
             state: INIT,
             blocks: 0,
@@ -35,7 +35,7 @@ impl Md5Core {
         })
     }
 
-    pub(crate) fn backend(&self) -> Backend {
+    pub(crate) fn backend(&self) -> Md5Backend {
         self.backend
     }
 
@@ -46,9 +46,9 @@ impl Md5Core {
 
 impl Default for Md5Core {
     fn default() -> Self {
-        let backend = Backend::active();
+        let backend = Md5Backend::active();
         Md5Core::with_backend(backend)
-            .or_else(|| Md5Core::with_backend(Backend::Portable))
+            .or_else(|| Md5Core::with_backend(Md5Backend::Portable))
             .expect("the portable backend runs everywhere")
     }
 }

@@ -5,7 +5,7 @@
 //! never to defend against someone choosing the input.
 //!
 //! [`Md5`] is the streaming hasher, [`md5`] the one-shot function. Both run
-//! the fastest compression this CPU supports ([`Backend`]); `reference` holds
+//! the fastest compression this CPU supports ([`Md5Backend`]); `reference` holds
 //! the RFC's algorithm as written, which every backend is tested against.
 
 mod backend;
@@ -17,7 +17,7 @@ pub mod x86_64_avx512;
 #[cfg(target_arch = "x86_64")]
 pub mod x86_64_bmi1;
 
-pub use backend::{BACKEND_ENV, Backend, BackendError, CompressFn};
+pub use backend::{CompressFn, Md5Backend};
 pub use block::Md5Core;
 
 use digest::block_api::CoreProxy;
@@ -31,13 +31,13 @@ digest::buffer_fixed!(
 );
 
 impl Md5 {
-    /// A hasher on the active backend ([`Backend::active`]).
+    /// A hasher on the active backend ([`Md5Backend::active`]).
     pub fn new() -> Md5 {
         Md5::default()
     }
 
     /// A hasher on a chosen backend; `None` if this CPU cannot run it.
-    pub fn with_backend(backend: Backend) -> Option<Md5> {
+    pub fn with_backend(backend: Md5Backend) -> Option<Md5> {
         Some(Md5::compose(
             Md5Core::with_backend(backend)?,
             Default::default(),
@@ -45,7 +45,7 @@ impl Md5 {
     }
 
     /// The backend this hasher runs on.
-    pub fn backend(&self) -> Backend {
+    pub fn backend(&self) -> Md5Backend {
         self.core.backend()
     }
 

@@ -19,7 +19,7 @@
 //!   per message. It also streams ([`HmacKey::stream`]).
 //! - [`HmacMd5Key`] and [`HmacSha1Key`]: the fast paths. They keep the two
 //!   chaining values as plain words (`[u32; 4]`, `[u32; 5]`) and call the
-//!   block compression directly: MD5's [`Backend::compress_fn`] and
+//!   block compression directly: MD5's [`Md5Backend::compress_fn`] and
 //!   `sha1::block_api::compress`, with no hasher buffer in between.
 //! - Multi-buffer HMAC-MD5: [`HmacMd5Key::tag_many`] (one key) and
 //!   [`hmac_md5_many`] (a key per packet) run a batch's inner and outer
@@ -47,7 +47,7 @@
 //! states when the key is dropped. `Debug` prints the algorithm and backend,
 //! never key material.
 //!
-//! [`Backend::compress_fn`]: crate::md5::Backend::compress_fn
+//! [`Md5Backend::compress_fn`]: crate::md5::Md5Backend::compress_fn
 //!
 //! ```
 //! use linerate::mac::hmac::{HmacKey, HmacMd5Key};

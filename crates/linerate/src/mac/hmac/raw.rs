@@ -4,7 +4,7 @@
 //! outer block built in a buffer on the stack.
 
 use super::{IPAD, OPAD, ct_equal, min_truncated_len, truncate};
-use crate::md5::{Backend, CompressFn};
+use crate::md5::{CompressFn, Md5Backend};
 use core::fmt;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -38,29 +38,29 @@ pub trait Compression: Clone + Default + fmt::Debug + sealed::Sealed {
 /// MD5 through one of linerate's single-stream backends.
 #[derive(Clone, Copy)]
 pub struct Md5Compression {
-    backend: Backend,
+    backend: Md5Backend,
     compress: CompressFn,
 }
 
 impl Md5Compression {
     /// `backend`'s compression; `None` if this CPU cannot run it.
-    pub fn with_backend(backend: Backend) -> Option<Md5Compression> {
+    pub fn with_backend(backend: Md5Backend) -> Option<Md5Compression> {
         Some(Md5Compression {
             backend,
             compress: backend.compress_fn()?,
         })
     }
 
-    pub fn backend(&self) -> Backend {
+    pub fn backend(&self) -> Md5Backend {
         self.backend
     }
 }
 
 impl Default for Md5Compression {
-    /// The active backend ([`Backend::active`]).
+    /// The active backend ([`Md5Backend::active`]).
     fn default() -> Self {
-        Md5Compression::with_backend(Backend::active())
-            .or_else(|| Md5Compression::with_backend(Backend::Portable))
+        Md5Compression::with_backend(Md5Backend::active())
+            .or_else(|| Md5Compression::with_backend(Md5Backend::Portable))
             .expect("the portable backend runs everywhere")
     }
 }
@@ -289,7 +289,7 @@ fn hash_message<C: Compression>(
 impl HmacMd5Key {
     /// Precomputes `key` on a chosen MD5 backend; `None` if this CPU cannot
     /// run it.
-    pub fn with_backend(key: &[u8], backend: Backend) -> Option<HmacMd5Key> {
+    pub fn with_backend(key: &[u8], backend: Md5Backend) -> Option<HmacMd5Key> {
         Some(Self::with_compression(
             Md5Compression::with_backend(backend)?,
             key,
@@ -297,7 +297,7 @@ impl HmacMd5Key {
     }
 
     /// The MD5 backend this key runs on.
-    pub fn backend(&self) -> Backend {
+    pub fn backend(&self) -> Md5Backend {
         self.hash.backend
     }
 
@@ -307,7 +307,7 @@ impl HmacMd5Key {
     pub fn __with_compress_fn_for_test(key: &[u8], compress: CompressFn) -> HmacMd5Key {
         Self::with_compression(
             Md5Compression {
-                backend: Backend::Portable,
+                backend: Md5Backend::Portable,
                 compress,
             },
             key,

@@ -1,11 +1,12 @@
 //! [`Umac`]: a keyed UMAC context, reused across messages.
 
 use super::kdf::{self, Keys};
-use super::nh::{NhBackend, NhBackendError, NhKernel};
+use super::nh::{NhBackend, NhKernel};
 use super::pdf::Pdf;
 use super::state::UmacState;
 use super::tag::Tag;
 use super::uhash::uhash;
+use crate::backend::BackendError;
 use std::fmt;
 use subtle::ConstantTimeEq;
 
@@ -132,9 +133,9 @@ impl Umac {
         key: &[u8; 16],
         bits: TagBits,
         backend: NhBackend,
-    ) -> Result<Umac, NhBackendError> {
+    ) -> Result<Umac, BackendError> {
         let Some(kernel) = NhKernel::new(backend) else {
-            return Err(NhBackendError::Unsupported(backend.name().to_string()));
+            return Err(BackendError::unsupported(backend));
         };
         Ok(Umac::build(key, bits, kernel))
     }

@@ -26,6 +26,6 @@ mod tag;
 mod uhash;
 
 pub use api::{TagBits, Umac, UmacError};
-pub use nh::{NH_BACKEND_ENV, NhBackend, NhBackendError};
+pub use nh::NhBackend;
 pub use state::UmacState;
 pub use tag::Tag;

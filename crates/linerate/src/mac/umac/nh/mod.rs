@@ -15,7 +15,7 @@ pub(super) mod x86_64_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_64_avx512;
 
-pub use backend::{NH_BACKEND_ENV, NhBackend, NhBackendError};
+pub use backend::NhBackend;
 
 use zeroize::Zeroize;
 

@@ -2,17 +2,13 @@
 //! stream, streams that start and end at different times, more streams than
 //! lanes, and 64-bit lengths.
 
-mod common;
-
-use common::Rng;
-use linerate::lanes::{Lanes, LanesBackend};
+use crate::support::Rng;
 use linerate::md5::reference;
 use linerate::{Md5, Md5Manager, StreamId};
 
 fn managers() -> Vec<Md5Manager> {
-    LanesBackend::ALL
+    crate::support::lanes_backends()
         .into_iter()
-        .filter_map(Lanes::new)
         .map(Md5Manager::with_lanes)
         .collect()
 }

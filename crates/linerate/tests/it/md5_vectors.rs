@@ -1,7 +1,5 @@
 //! RFC 1321 appendix A.5, verbatim, on every backend and both APIs.
 
-mod common;
-
 use linerate::md5::{Md5, reference};
 
 const SUITE: [(&str, &str); 7] = [
@@ -32,10 +30,10 @@ fn rfc1321_suite_on_the_reference() {
 
 #[test]
 fn rfc1321_suite_on_every_backend() {
-    for backend in common::backends() {
+    for backend in crate::support::md5_backends() {
         for (msg, want) in SUITE {
             assert_eq!(
-                hex::encode(common::md5_on(backend, msg.as_bytes())),
+                hex::encode(crate::support::md5_on(backend, msg.as_bytes())),
                 want,
                 "{backend} {msg:?}"
             );

@@ -1,9 +1,7 @@
 //! The 64-bit length field: messages of 2^32 bytes and more, and the wrap of
 //! the bit count at 2^64 (messages of 2^61 bytes and more).
 
-mod common;
-
-use common::{Rng, backends};
+use crate::support::{Rng, md5_backends as backends};
 use linerate::md5::{Md5, reference};
 
 /// What MD5 must produce after `skipped` blocks that left the chaining value
@@ -31,7 +29,7 @@ fn expected_after_skip(skipped: u64, tail: &[u8]) -> [u8; 16] {
     out
 }
 
-fn digest_after_skip(backend: linerate::md5::Backend, skipped: u64, tail: &[u8]) -> [u8; 16] {
+fn digest_after_skip(backend: linerate::md5::Md5Backend, skipped: u64, tail: &[u8]) -> [u8; 16] {
     let mut h = Md5::with_backend(backend).unwrap();
     h.__skip_blocks_for_test(skipped);
     h.update(tail);

@@ -1,23 +1,11 @@
 //! Multi-buffer HMAC-MD5 (one key for the batch, or one key per packet) on
 //! every lanes backend against the single-packet path.
 
-mod common;
-
-use common::Rng;
-use linerate::lanes::{Lanes, LanesBackend};
+use crate::support::Rng;
+use linerate::lanes::Lanes;
 use linerate::mac::hmac::{HmacMd5Key, hmac_md5_many, hmac_md5_many_with};
 
-fn lanes_backends() -> Vec<Lanes> {
-    for b in LanesBackend::ALL {
-        if Lanes::new(b).is_none() {
-            eprintln!("note: this CPU cannot run the {b} lanes backend; not tested here");
-        }
-    }
-    LanesBackend::ALL
-        .into_iter()
-        .filter_map(Lanes::new)
-        .collect()
-}
+use crate::support::lanes_backends;
 
 /// One key: `tag_many_with` on `lanes` and the automatic `tag_many` against
 /// `tag` per message.
@@ -170,7 +158,7 @@ fn many_short_packets_across_sorting_batches() {
 #[test]
 fn keys_on_different_md5_backends_mix_in_one_batch() {
     let mut rng = Rng::new(5005);
-    let backends: Vec<_> = linerate::md5::Backend::supported().collect();
+    let backends: Vec<_> = linerate::md5::Md5Backend::supported().collect();
     let keys: Vec<HmacMd5Key> = (0..40)
         .map(|i| HmacMd5Key::with_backend(&rng.bytes(i * 3), backends[i % backends.len()]).unwrap())
         .collect();

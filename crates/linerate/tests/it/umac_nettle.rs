@@ -5,11 +5,10 @@
 //! (`>= 2^64 - 2^32`, and `>= 2^128 - 2^96` for the 128-bit prime), which
 //! random messages reach with probability 2^-32.
 //!
-//! `tests/support/umac_nettle.c` is compiled with `cc ... -lnettle` at test
+//! `tests/it/data/umac_nettle.c` is compiled with `cc ... -lnettle` at test
 //! time; without a C compiler or Nettle the tests print a note and pass.
 
-mod umac_common;
-
+use crate::support::{Rng, nh_backends as backends};
 use aes::Aes128;
 use aes::cipher::{Array, BlockCipherEncrypt, KeyInit};
 use linerate::mac::umac::{NhBackend, TagBits, Umac};
@@ -17,14 +16,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::OnceLock;
-use umac_common::{Rng, backends};
 
 /// The compiled harness, built once per test process; `None` (with a note)
 /// where it cannot be built.
 fn harness() -> Option<PathBuf> {
     static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
     BIN.get_or_init(|| {
-        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/umac_nettle.c");
+        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/data/umac_nettle.c");
         let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("umac_nettle");
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
         let built = Command::new(&cc)

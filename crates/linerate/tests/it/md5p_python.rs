@@ -1,29 +1,28 @@
-//! MD5-P/K against the spec's Python reference, run by `python3` on a few
+//! MD5-P/K against the Python reference of docs/md5p.md, run by `python3` on a few
 //! random files (skipped, with a note, where python3 is missing).
 
-mod common;
-
-use common::Rng;
+use crate::support::Rng;
 use linerate::md5p::md5p;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The spec's reference function, verbatim, and a driver: K, then files;
-/// prints one hex digest per file.
-const REFERENCE: &str = r#"
-import hashlib, sys
-
-def md5p(data: bytes, k: int) -> bytes:
-    chains = [hashlib.md5() for _ in range(k)]
-    for i in range(0, len(data), 64):
-        chains[(i // 64) % k].update(data[i:i + 64])
-    return hashlib.md5(b"".join(c.digest() for c in chains)).digest()
-
-k = int(sys.argv[1])
-for name in sys.argv[2:]:
-    with open(name, "rb") as f:
-        print(md5p(f.read(), k).hex())
-"#;
+/// The reference function of docs/md5p.md, taken from the document itself
+/// (its Python block), and a driver: K, then files; prints one hex digest
+/// per file.
+fn reference() -> String {
+    let doc = include_str!("../../../../docs/md5p.md");
+    let start = doc
+        .find("```python\n")
+        .expect("docs/md5p.md has a Python block")
+        + 10;
+    let len = doc[start..].find("```").expect("the block ends");
+    let mut program = doc[start..start + len].to_string();
+    program.push_str(
+        "\nimport sys\nk = int(sys.argv[1])\nfor name in sys.argv[2:]:\n    \
+         with open(name, \"rb\") as f:\n        print(md5p(f.read(), k).hex())\n",
+    );
+    program
+}
 
 /// A directory of its own under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
@@ -72,7 +71,7 @@ fn matches_the_python_reference_on_random_files() {
         .collect();
     for k in [4, 8, 16, 32, 36, 256] {
         let out = Command::new("python3")
-            .args(["-c", REFERENCE, &k.to_string()])
+            .args(["-c", &reference(), &k.to_string()])
             .args(files.iter().map(|(p, _)| p))
             .output()
             .expect("python3 runs");

@@ -3,10 +3,11 @@
 //! rekeying and cloning, the pad cache under out-of-order nonces, and
 //! `LINERATE_NH_BACKEND`.
 
-mod umac_common;
+use linerate::backend::{Backend, Problem};
+use linerate::mac::umac::{NhBackend, TagBits, Umac, UmacError};
 
-use linerate::mac::umac::{NH_BACKEND_ENV, NhBackend, NhBackendError, TagBits, Umac, UmacError};
-use umac_common::{Rng, backends};
+const NH_BACKEND_ENV: &str = NhBackend::ENV;
+use crate::support::{Rng, nh_backends as backends};
 
 #[test]
 fn every_split_into_three_pieces_gives_the_same_tag() {
@@ -260,8 +261,11 @@ fn env_probe() {
     assert_eq!(NhBackend::active(), got);
     let forced = std::env::var(NH_BACKEND_ENV).unwrap();
     match NhBackend::from_name(&forced) {
-        Some(b) => assert_eq!(NhBackend::from_env(), Ok(Some(b))),
-        None => assert_eq!(NhBackend::from_env(), Err(NhBackendError::Unknown(forced))),
+        Ok(b) => assert_eq!(NhBackend::from_env(), Ok(Some(b))),
+        Err(e) => {
+            assert_eq!(e.problem, Problem::Unknown);
+            assert_eq!(NhBackend::from_env(), Err(e));
+        }
     }
 }
 
@@ -276,7 +280,7 @@ fn linerate_nh_backend_env_forces_the_backend() {
     cases.push(("bogus".to_string(), NhBackend::best().name().to_string()));
     for (value, expect) in cases {
         let out = std::process::Command::new(&exe)
-            .args(["env_probe", "--exact", "--test-threads=1"])
+            .args(["umac_api::env_probe", "--exact", "--test-threads=1"])
             .env(NH_BACKEND_ENV, &value)
             .env("UMAC_ENV_PROBE_EXPECT", &expect)
             .output()
@@ -288,7 +292,7 @@ fn linerate_nh_backend_env_forces_the_backend() {
         );
         assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
     }
-    let err = NhBackendError::Unknown("x".into()).to_string();
+    let err = NhBackend::from_name("x").unwrap_err().to_string();
     assert!(
         err.contains(NH_BACKEND_ENV) && err.contains("avx2"),
         "{err}"

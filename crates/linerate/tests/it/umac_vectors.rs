@@ -5,10 +5,8 @@
 //! from 1 to 16 bytes at message lengths around 1 KiB, 2 KiB and 2^24
 //! bytes, and runs of sequential nonces (the pad cache).
 
-mod umac_common;
-
+use crate::support::{nh_backends as backends, unhex};
 use linerate::mac::umac::{NhBackend, TagBits, Umac};
-use umac_common::{backends, unhex};
 
 const KEY: &[u8; 16] = b"abcdefghijklmnop";
 const NONCE: &[u8] = b"bcdefghi";

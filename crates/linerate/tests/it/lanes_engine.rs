@@ -2,23 +2,11 @@
 //! values, random data, lane counts up to each backend's width, several
 //! block counts and strides, and lanes refilled as their messages run out.
 
-mod common;
-
-use common::Rng;
-use linerate::lanes::{IDLE_BLOCK, LaneState, Lanes, LanesBackend, MAX_LANES};
+use crate::support::Rng;
+use linerate::lanes::{IDLE_BLOCK, LaneState, MAX_LANES};
 use linerate::md5::reference;
 
-fn lanes_backends() -> Vec<Lanes> {
-    for b in LanesBackend::ALL {
-        if Lanes::new(b).is_none() {
-            eprintln!("note: lanes backend {b} not available on this CPU/build; not tested here");
-        }
-    }
-    LanesBackend::ALL
-        .into_iter()
-        .filter_map(Lanes::new)
-        .collect()
-}
+use crate::support::lanes_backends;
 
 #[test]
 fn every_backend_matches_the_reference_per_lane() {

@@ -4,9 +4,7 @@
 //! (`Md5::__skip_blocks_for_test`), so both sides hash the same fictitious
 //! message: unchanged chaining values, a long length field.
 
-mod common;
-
-use common::Rng;
+use crate::support::Rng;
 use linerate::Md5;
 use linerate::md5p::Md5p;
 

@@ -2,14 +2,11 @@
 //! `digest::Digest`, HMAC through `hmac::SimpleHmac`, and the run-time
 //! `Md5p` as a `digest::DynDigest`.
 
-mod common;
-mod md5p_common;
-
-use common::Rng;
+use crate::support::Rng;
+use crate::support::oracle;
 use digest::{Digest, DynDigest};
 use hmac::{KeyInit, Mac, SimpleHmac};
 use linerate::md5p::{Md5p, Md5p4, Md5p8, Md5p16, Md5p32, Md5p64, Md5pK};
-use md5p_common::oracle;
 
 /// Any `Digest`, fed `parts` one by one.
 fn generic<D: Digest>(parts: &[&[u8]]) -> Vec<u8> {

@@ -7,9 +7,7 @@ use linerate::Md5;
 
 type HmacMd5 = hmac::Hmac<Md5>;
 
-fn unhex(s: &str) -> Vec<u8> {
-    hex::decode(s).unwrap()
-}
+use crate::support::unhex;
 
 /// RFC 2202 section 2: (key, data, HMAC-MD5).
 fn rfc2202_cases() -> Vec<(Vec<u8>, Vec<u8>, &'static str)> {

@@ -2,10 +2,8 @@
 //! against RustCrypto's `md-5` over the whole envelope
 //! `key || zeros to a block boundary || message || key`.
 
-mod common;
-
-use common::Rng;
-use linerate::lanes::{Lanes, LanesBackend};
+use crate::support::Rng;
+use linerate::lanes::Lanes;
 use linerate::mac::keyed_md5::KeyedMd5Key;
 use md5_crate::{Digest, Md5 as Oracle};
 
@@ -37,10 +35,7 @@ fn single_messages_match_the_oracle() {
 #[test]
 fn batches_on_every_lanes_backend() {
     let mut rng = Rng::new(2403);
-    let backends: Vec<Lanes> = LanesBackend::ALL
-        .into_iter()
-        .filter_map(Lanes::new)
-        .collect();
+    let backends: Vec<Lanes> = crate::support::lanes_backends();
     assert!(!backends.is_empty());
     for klen in KEY_LENGTHS {
         let key = rng.bytes(klen);

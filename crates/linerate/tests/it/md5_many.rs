@@ -1,19 +1,12 @@
 //! `md5_many` on every lanes backend against the reference, and against GNU
 //! md5sum on files.
 
-mod common;
-
-use common::Rng;
-use linerate::lanes::{Lanes, LanesBackend};
+use crate::support::Rng;
+use linerate::lanes::Lanes;
 use linerate::many::md5_many_with;
 use linerate::md5::reference;
 
-fn lanes_backends() -> Vec<Lanes> {
-    LanesBackend::ALL
-        .into_iter()
-        .filter_map(Lanes::new)
-        .collect()
-}
+use crate::support::lanes_backends;
 
 fn check(lanes: &Lanes, messages: &[Vec<u8>], what: &str) {
     let slices: Vec<&[u8]> = messages.iter().map(|m| &m[..]).collect();

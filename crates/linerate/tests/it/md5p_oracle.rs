@@ -3,13 +3,10 @@
 //! stripe boundaries, unaligned input, any split of the input across
 //! `update` calls, every lanes backend, and the threaded path.
 
-mod common;
-mod md5p_common;
-
-use common::Rng;
+use crate::support::Rng;
+use crate::support::{lanes_backends, md5p_on, md5p_split, oracle};
 use linerate::lanes::Lanes;
 use linerate::md5p::Md5p;
-use md5p_common::{lanes_backends, md5p_on, md5p_split, oracle};
 use std::collections::BTreeSet;
 
 const KS: [usize; 10] = [4, 8, 12, 16, 20, 32, 36, 64, 128, 256];

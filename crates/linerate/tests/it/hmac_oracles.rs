@@ -4,12 +4,10 @@
 //! `python3` process for all cases; skipped, with a note, where python3 is
 //! missing) and RustCrypto's `hmac` crate.
 
-mod common;
-
-use common::Rng;
+use crate::support::Rng;
 use hmac::{KeyInit, Mac};
 use linerate::mac::hmac::{HmacKey, HmacMd5Key, HmacSha1Key};
-use linerate::md5::Backend;
+use linerate::md5::Md5Backend;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -117,14 +115,14 @@ fn rustcrypto_sha1(key: &[u8], message: &[u8]) -> [u8; 20] {
 
 #[test]
 fn matches_the_hmac_crate_on_random_keys_and_messages() {
-    let backends: Vec<Backend> = Backend::supported().collect();
+    let backends: Vec<Md5Backend> = Md5Backend::supported().collect();
     for (i, (k, m)) in cases(4001, 300).iter().enumerate() {
         let what = format!("case {i}: key {} bytes, message {} bytes", k.len(), m.len());
         let md5_want = rustcrypto_md5(k, m);
         let sha1_want = rustcrypto_sha1(k, m);
         // Every MD5 backend in turn (the reference one is slow: every 8th).
         let backend = backends[i % backends.len()];
-        if backend != Backend::Reference || i % 8 == 0 {
+        if backend != Md5Backend::Reference || i % 8 == 0 {
             let key = HmacMd5Key::with_backend(k, backend).unwrap();
             assert_eq!(key.tag(m), md5_want, "HmacMd5Key on {backend}, {what}");
         }

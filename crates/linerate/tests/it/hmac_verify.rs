@@ -3,9 +3,7 @@
 //! the work per message: HMAC-MD5 with a precomputed key on a 64-byte packet
 //! is three MD5 compressions, counted through the compression function.
 
-mod common;
-
-use common::Rng;
+use crate::support::Rng;
 use linerate::mac::hmac::{
     HmacKey, HmacMd5Key, HmacSha1Key, Md5Compression, RawHmacKey, Sha1Compression,
     min_truncated_len,
