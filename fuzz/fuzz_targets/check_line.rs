@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linerate_cli::sum::check::{self, CheckLine, Form, Layout};
-use linerate_cli::sum::{escape, format};
+use linerate_sumfile::check::{self, CheckLine, Form, Layout};
+use linerate_sumfile::{escape, format};
 
 fuzz_target!(|data: &[u8]| {
     // The first byte picks the run's layout so far; the rest is the line.

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linerate_cli::sum::quote::{Charset, quote};
+use linerate_sumfile::quote::{Charset, quote};
 
 fuzz_target!(|name: &[u8]| {
     for charset in [Charset::Utf8, Charset::Ascii] {

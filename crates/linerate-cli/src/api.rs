@@ -16,8 +16,8 @@ use crate::sum::hash::HashError;
 use crate::sum::jobs::hash_in_order;
 use linerate::HashAlgorithm;
 
-pub use crate::etag::value::Etag;
 pub use linerate::registry::VALID_K;
+pub use linerate_sumfile::etag::Etag;
 
 /// What can go wrong with one file.
 #[derive(Debug)]

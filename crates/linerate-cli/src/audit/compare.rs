@@ -24,14 +24,14 @@ use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 
-use super::manifest::{Defect, Entry};
-use super::paths;
 use crate::sum::console::{Console, error_text};
 use crate::sum::hash::HashError;
 use crate::sum::jobs;
 use crate::sum::progress::Progress;
 use crate::sum::tree::{self, Found, WalkOptions};
 use linerate::HashAlgorithm;
+use linerate_sumfile::manifest::{Defect, Entry};
+use linerate_sumfile::paths;
 
 /// What became of one file.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

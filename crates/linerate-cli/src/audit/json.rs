@@ -29,7 +29,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::compare::{Counts, Record, Status};
-use super::manifest::{Defect, DefectKind};
+use linerate_sumfile::manifest::{Defect, DefectKind};
 
 /// The JSON report, newline included.
 pub fn render(records: &[Record], defects: &[Defect], counts: &Counts, ok: bool) -> String {

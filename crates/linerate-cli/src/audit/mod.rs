@@ -20,13 +20,11 @@ use std::process::ExitCode;
 pub mod args;
 pub mod compare;
 pub mod json;
-pub mod manifest;
-pub mod paths;
 pub mod report;
 
 use args::{Command, Options, UsageError};
 use compare::{Counts, Target};
-use manifest::{DefectKind, Manifest};
+use linerate_sumfile::manifest::{self, DefectKind, Manifest};
 
 use crate::sum::console::{Console, error_text};
 use crate::sum::progress::Progress;

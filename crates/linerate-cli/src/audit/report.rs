@@ -11,7 +11,7 @@
 use super::args::Detail;
 use super::compare::{Counts, Record, Status};
 use crate::sum::console::Console;
-use crate::sum::escape;
+use linerate_sumfile::escape;
 
 /// The word a report line starts with.
 pub fn label(status: &Status) -> &'static str {

@@ -8,9 +8,9 @@ use std::os::unix::ffi::OsStrExt;
 
 use super::layout::Policy;
 use super::size::parse_size;
-use super::value::Etag;
 use crate::sum::args::{CheckOptions, parse_threads};
 use crate::sum::getopt::{Getopt, LongOption};
+use linerate_sumfile::etag::Etag;
 
 /// What to do with the operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,13 +9,13 @@ use std::ffi::{OsStr, OsString};
 use std::io::{self, BufRead};
 use std::os::unix::ffi::OsStrExt;
 
-use super::lines::{Line, parse_line};
 use super::search::{Search, Verdict, open_for_search};
 use crate::sum::args::CheckOptions;
-use crate::sum::check::line_content;
 use crate::sum::console::{Console, error_text};
-use crate::sum::format::push_check_report;
 use crate::sum::verify::{Tally, conclude, open_list};
+use linerate_sumfile::check::line_content;
+use linerate_sumfile::etag::{Line, parse_line};
+use linerate_sumfile::format::push_check_report;
 
 /// Checks every list in turn; true if all of them pass.
 pub fn run(

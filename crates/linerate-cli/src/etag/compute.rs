@@ -16,12 +16,13 @@ use std::sync::Arc;
 
 use super::engine::{self, Item, Results, Segment, Source};
 use super::layout::{Layout, MAX_PARTS, Policy, S3_MAX_PART, S3_MIN_PART};
-use super::lines::push_line;
 use super::size::human;
 use super::stream::etag_of_stream;
-use super::value::{Assembler, Etag};
+use super::value::Assembler;
 use crate::sum::console::{Console, error_text};
 use crate::sum::hash::{FileHasher, HashError};
+use linerate_sumfile::etag::Etag;
+use linerate_sumfile::etag::push_line;
 
 /// A regular file for the part hasher.
 struct Job<'a> {

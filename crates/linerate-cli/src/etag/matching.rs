@@ -6,9 +6,9 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
 use super::search::{Search, Verdict, open_for_search};
-use super::value::Etag;
 use crate::sum::console::{Console, error_text};
-use crate::sum::format::push_check_report;
+use linerate_sumfile::etag::Etag;
+use linerate_sumfile::format::push_check_report;
 
 /// Searches every file; true if each one matched.
 pub fn run(

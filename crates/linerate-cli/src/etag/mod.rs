@@ -24,7 +24,6 @@ pub mod check;
 pub mod compute;
 pub mod engine;
 pub mod layout;
-pub mod lines;
 pub mod matching;
 pub mod search;
 pub mod size;

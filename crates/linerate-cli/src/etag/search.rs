@@ -25,9 +25,10 @@ use std::sync::Arc;
 use super::engine::{self, Item, Segment, Source};
 use super::layout::{AWS_PART_SIZE, S3_MAX_PART, aws_part_size, sizes_giving};
 use super::size::{GIB, MIB, exact, exact_and_human, human};
-use super::value::{Assembler, Etag};
+use super::value::Assembler;
 use crate::sum::console::Console;
 use crate::sum::progress::Progress;
+use linerate_sumfile::etag::Etag;
 
 /// The least work a search may do in its exhaustive phase by default...
 pub const DEFAULT_MAX_WORK: u64 = 64 * GIB;

@@ -17,9 +17,9 @@ use std::os::unix::ffi::OsStrExt;
 use linerate::Md5;
 
 use super::layout::{Layout, Policy};
-use super::value::Etag;
 use crate::sum::hash::{FileHasher, HashError};
 use crate::sum::progress::Progress;
+use linerate_sumfile::etag::Etag;
 
 /// The ETag of `name` (`-`: standard input), read once in order.
 pub fn etag_of_stream(

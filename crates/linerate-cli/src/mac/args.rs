@@ -14,8 +14,8 @@ use linerate::registry::names;
 use super::OFFERED;
 use super::key::KeySource;
 use crate::sum::args::{CheckOptions, Flag, Given, LONG, SHORT};
-use crate::sum::format::LineStyle;
 use crate::sum::getopt::{Getopt, LongOption};
+use linerate_sumfile::format::LineStyle;
 
 /// A command line that parsed; the key and nonce are checked later
 /// ([`super::key`]), once every option is known.

@@ -8,11 +8,11 @@ use std::ffi::OsStr;
 use subtle::ConstantTimeEq;
 
 use super::engine::Mac;
-use crate::sum::check::{Dialect, LineOf, decode_hex_into};
 use crate::sum::hash::{FileHasher, HashError};
 use crate::sum::progress::Progress;
 use crate::sum::verify::Checker;
 use linerate::MacAlgorithm;
+use linerate_sumfile::check::{Dialect, LineOf, decode_hex_into};
 
 /// The checksum lines of one MAC: `HEX  NAME` with as many hex digits as
 /// its tag has (8 for UMAC-32 to 40 for HMAC-SHA1), or the BSD
@@ -81,7 +81,7 @@ impl Checker for MacChecker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sum::check::{Form, Layout, parse_line};
+    use linerate_sumfile::check::{Form, Layout, parse_line};
 
     fn parse(algorithm: MacAlgorithm, line: &str) -> Option<LineOf<MacDialect>> {
         parse_line(

@@ -13,9 +13,9 @@ use std::io::{self, Read};
 use zeroize::Zeroizing;
 
 use crate::sum::console::error_text;
-use crate::sum::quote::{self, Charset};
 use linerate::MacAlgorithm;
 use linerate::registry::{UMAC_KEY_LEN, UMAC_MAX_NONCE_LEN};
+use linerate_sumfile::quote::{self, Charset};
 
 /// The largest key file read, in bytes: HMAC hashes a key longer than a
 /// block (64 bytes) anyway, and a bound stops `--key-file /dev/zero`.
@@ -105,7 +105,7 @@ pub fn decode_hex(option: &str, hex: &[u8]) -> Result<Zeroizing<Vec<u8>>, String
         ));
     }
     let mut out = Zeroizing::new(vec![0u8; hex.len() / 2]);
-    let decoded = crate::sum::check::decode_hex_into(hex, &mut out);
+    let decoded = linerate_sumfile::check::decode_hex_into(hex, &mut out);
     debug_assert!(decoded, "checked above");
     Ok(out)
 }

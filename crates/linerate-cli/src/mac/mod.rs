@@ -4,7 +4,7 @@
 //!
 //! Everything but the function is `linerate sum`'s: the options it shares
 //! with md5sum and their consistency checks ([`crate::sum::args`]), the
-//! output lines and their escaping ([`crate::sum::format`]), the chunked
+//! output lines and their escaping ([`linerate_sumfile::format`]), the chunked
 //! reading of files and standard input ([`crate::sum::hash`]), `--check`
 //! with its reports, warnings and exit statuses ([`crate::sum::verify`],
 //! here through a [`checker::MacChecker`]), and the console.
@@ -33,9 +33,9 @@ use engine::Mac;
 use linerate::MacAlgorithm;
 
 use crate::sum::console::{Console, error_text};
-use crate::sum::format;
 use crate::sum::hash::FileHasher;
 use crate::sum::progress::Progress;
+use linerate_sumfile::format;
 
 /// Exit status for a command line that cannot run.
 const USAGE_STATUS: u8 = 2;

@@ -6,7 +6,7 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::sum::quote::{self, Charset};
+use linerate_sumfile::quote::{self, Charset};
 
 /// Reports about the capture `name`.
 pub struct Reporter {

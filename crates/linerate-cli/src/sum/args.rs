@@ -3,11 +3,11 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
-use super::format::LineStyle;
 use super::getopt::{Getopt, LongOption};
-use super::quote::{self, Charset};
 use super::tree::{Exclude, WalkOptions};
 use linerate::HashAlgorithm;
+use linerate_sumfile::format::LineStyle;
+use linerate_sumfile::quote::{self, Charset};
 
 /// The most threads `-j` accepts.
 pub const MAX_THREADS: usize = 1024;

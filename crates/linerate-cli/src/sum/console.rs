@@ -10,8 +10,8 @@
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
 
 use super::progress::Progress;
-use super::quote::{self, Charset};
 use crate::output;
+use linerate_sumfile::quote::{self, Charset};
 
 const BUFFER: usize = 64 * 1024;
 

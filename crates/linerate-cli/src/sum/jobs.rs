@@ -48,11 +48,11 @@ use linerate::{Md5Manager, StreamId};
 use super::args::Options;
 use super::console::{Console, error_text};
 use super::files_from::{Listing, Misfortune};
-use super::format;
 use super::hash::{FileHasher, HashError};
 use super::lane_buf::LaneBuf;
 use super::progress::Ticker;
 use linerate::HashAlgorithm;
+use linerate_sumfile::format;
 
 /// Bytes a worker reads per round, over all its lanes: about one core's L2,
 /// so that what `read(2)` copies in is still there when the engine hashes

@@ -67,19 +67,14 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 pub mod args;
-pub mod check;
 pub mod console;
-pub mod escape;
 pub mod files_from;
-pub mod format;
 pub mod getopt;
 pub mod hash;
 pub mod jobs;
 mod lane_buf;
 pub mod progress;
-pub mod quote;
 pub mod tree;
-mod unprintable;
 pub mod verify;
 
 use args::{Command, Options, UsageError};

@@ -11,12 +11,12 @@ use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
 use super::args::CheckOptions;
-use super::check::{self, Dialect, Layout, LineOf, Md5Family};
 use super::console::{Console, error_text};
-use super::format;
 use super::hash::{FileHasher, HashError};
 use super::progress::Progress;
 use linerate::HashAlgorithm;
+use linerate_sumfile::check::{self, Dialect, Layout, LineOf, Md5Family};
+use linerate_sumfile::format;
 
 /// What `--check` needs to know of a family of functions.
 pub trait Checker {

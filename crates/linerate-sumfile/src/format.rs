@@ -3,7 +3,7 @@
 //! way md5sum escapes them. `linerate mac` prints the same lines with its
 //! tags and tag lengths ([`push_line`]).
 
-use super::escape;
+use crate::escape;
 use linerate::HashAlgorithm;
 
 /// How a computed checksum line is laid out.

@@ -13,7 +13,7 @@
 //! well-formed character glibc 2.36 deems printable is kept (see
 //! the `unprintable` table), in any other locale only printable ASCII is.
 
-use super::unprintable;
+use crate::unprintable;
 
 /// The character set whose printable characters may appear unquoted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

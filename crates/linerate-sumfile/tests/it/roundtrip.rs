@@ -2,8 +2,8 @@
 //! any mode, parses back under `--check` to the same name and digest.
 
 use linerate::HashAlgorithm as Algorithm;
-use linerate_cli::sum::check::{self, CheckLine, Form, Layout};
-use linerate_cli::sum::format::{LineStyle, push_sum_line, push_sum_line_for};
+use linerate_sumfile::check::{self, CheckLine, Form, Layout};
+use linerate_sumfile::format::{LineStyle, push_sum_line, push_sum_line_for};
 use proptest::prelude::*;
 
 /// File names: any bytes but NUL (which no name can hold), weighted towards

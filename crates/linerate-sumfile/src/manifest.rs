@@ -1,5 +1,5 @@
 //! Reading a manifest: the checksum lines of `linerate sum` (`-r`, `--tag`)
-//! or md5sum, parsed by `--check`'s own parser ([`crate::sum::check`]), so
+//! or md5sum, parsed by `--check`'s own parser ([`crate::check`]), so
 //! a manifest audits exactly when `linerate sum -c` would read it.
 //!
 //! Comments (`#`) and empty lines are skipped as `--check` skips them. A
@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry as Slot;
 use std::io::{self, BufRead};
 
-use super::paths::normalize;
-use crate::sum::check::{self, Layout};
+use crate::check::{self, Layout};
+use crate::paths::normalize;
 use linerate::HashAlgorithm;
 
 /// A file the manifest lists.

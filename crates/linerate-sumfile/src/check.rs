@@ -23,7 +23,7 @@
 //! a name read without escapes ends at its first NUL byte, and a tagged line
 //! may carry anything after a NUL that follows its digest.
 
-use super::escape;
+use crate::escape;
 use linerate::HashAlgorithm;
 
 /// Length of an MD5 digest in hex digits.
@@ -32,7 +32,7 @@ const HEX_LEN: usize = 32;
 /// What the checksum lines of one family of functions look like: the
 /// digest's length and the BSD tags that name its functions. The parser is
 /// md5sum's whatever the dialect; [`Md5Family`] is `linerate sum`'s (and
-/// md5sum's) and `linerate mac` has its own (`crate::mac`).
+/// md5sum's) and `linerate mac` has its own (one per MAC).
 pub trait Dialect {
     /// What a BSD tag names.
     type Function: Copy;

@@ -1,10 +1,63 @@
-//! The lines `linerate etag` prints and `--check` reads: `ETAG  NAME`, in
-//! md5sum's layout, a name holding a backslash, newline or carriage return
-//! escaped as md5sum escapes it (`\\`, `\n`, `\r`, the line marked by a
-//! leading backslash).
+//! S3's ETag in text, and the lines `linerate etag` prints and `--check`
+//! reads.
+//!
+//! An ETag is `HEX` (one PUT: the MD5 of the object) or `HEX-N` (a
+//! multipart upload of N parts: the MD5 of the N binary part digests, one
+//! after another). Its lines are `ETAG  NAME`, in md5sum's layout, a name
+//! holding a backslash, newline or carriage return escaped as md5sum escapes
+//! it (`\\`, `\n`, `\r`, the line marked by a leading backslash).
 
-use super::value::Etag;
-use crate::sum::escape;
+use std::fmt;
+
+use crate::check::decode_hex_into;
+use crate::escape;
+use crate::format::push_hex;
+
+/// An ETag as S3 shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Etag {
+    pub digest: [u8; 16],
+    /// `Some(N)` for a multipart upload of N parts, `None` for a plain MD5.
+    pub parts: Option<u64>,
+}
+
+impl fmt::Display for Etag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut hex = Vec::with_capacity(32);
+        push_hex(&mut hex, &self.digest);
+        f.write_str(&String::from_utf8_lossy(&hex))?;
+        match self.parts {
+            Some(parts) => write!(f, "-{parts}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Etag {
+    /// Parses `HEX` or `HEX-N` (32 hex digits of either case, N >= 1
+    /// without leading zeros), also inside the double quotes S3 puts
+    /// around it in headers and listings.
+    pub fn parse(text: &[u8]) -> Option<Etag> {
+        let text = text
+            .strip_prefix(b"\"")
+            .and_then(|t| t.strip_suffix(b"\""))
+            .unwrap_or(text);
+        let (hex, parts) = match text.iter().position(|&b| b == b'-') {
+            Some(dash) => (&text[..dash], Some(parse_count(&text[dash + 1..])?)),
+            None => (text, None),
+        };
+        let mut digest = [0u8; 16];
+        decode_hex_into(hex, &mut digest).then_some(Etag { digest, parts })
+    }
+}
+
+/// A part count: decimal digits, no sign, no leading zero, at least 1.
+fn parse_count(digits: &[u8]) -> Option<u64> {
+    if digits.first() == Some(&b'0') || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
 
 /// Appends the line for `name` with `etag`, newline included.
 pub fn push_line(out: &mut Vec<u8>, etag: &Etag, name: &[u8]) {
@@ -30,7 +83,7 @@ pub struct Line {
     pub name: Vec<u8>,
 }
 
-/// Parses `line` (without its line end, as [`crate::sum::check::line_content`]
+/// Parses `line` (without its line end, as [`crate::check::line_content`]
 /// gives it): leading blanks, an optional backslash for an escaped name, the
 /// ETag, a blank (space or tab), a space or `*` (md5sum's binary mark, read
 /// and ignored), the name. `None` if it is malformed.
@@ -121,6 +174,39 @@ mod tests {
             format!("MD5 (f) = {HEX}"),
         ] {
             assert_eq!(parsed(&bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn text_forms() {
+        let plain = Etag::parse(HEX.as_bytes()).expect("plain");
+        assert_eq!(plain.parts, None);
+        assert_eq!(plain.digest, linerate::md5(b"abc"));
+        assert_eq!(plain.to_string(), HEX);
+        let multi = Etag::parse(format!("\"{}-12\"", HEX.to_uppercase()).as_bytes());
+        assert_eq!(
+            multi,
+            Some(Etag {
+                digest: plain.digest,
+                parts: Some(12)
+            })
+        );
+        assert_eq!(multi.map(|e| e.to_string()), Some(format!("{HEX}-12")));
+        for bad in [
+            "",
+            "-1",
+            &HEX[1..],
+            &format!("{HEX}0"),
+            &format!("{HEX}-"),
+            &format!("{HEX}-0"),
+            &format!("{HEX}-01"),
+            &format!("{HEX}-+1"),
+            &format!("{HEX}-1-2"),
+            &format!("{HEX}-99999999999999999999999"),
+            &format!("\"{HEX}"),
+            &format!("{}g", &HEX[1..]),
+        ] {
+            assert_eq!(Etag::parse(bad.as_bytes()), None, "{bad}");
         }
     }
 }

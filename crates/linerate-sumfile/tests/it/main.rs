@@ -1,0 +1,3 @@
+//! linerate-sumfile's integration tests, one binary: a module per subject.
+
+mod roundtrip;
