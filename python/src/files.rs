@@ -5,8 +5,11 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
-use linerate_cli::api::{self, FileError};
-use linerate_cli::sum::console::error_text;
+use linerate::HashAlgorithm;
+use linerate_files::s3::etags::etags_in_order;
+use linerate_files::s3::layout::Policy;
+use linerate_files::whole::hash_in_order;
+use linerate_files::{FileError, Input, NoProgress};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -23,11 +26,14 @@ pub fn hash_file<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let algorithm = algorithm(algo)?;
     let paths = vec![os_path(path)?];
-    let mut results = py.detach(|| api::hash_files(&paths, algorithm, 1));
+    let mut results = py.detach(|| hash_paths(&paths, algorithm, 1));
     let digest = results
         .pop()
         .ok_or_else(|| PyOSError::new_err("no result"))?;
-    Ok(PyBytes::new(py, &digest.map_err(|e| os_error(py, e))?))
+    Ok(PyBytes::new(
+        py,
+        &digest.map_err(|e| os_error(py, &paths[0], e))?,
+    ))
 }
 
 /// `hash_files(paths, algo="md5", threads=None, errors="raise")`: the
@@ -50,13 +56,13 @@ pub fn hash_files<'py>(
         .try_iter()?
         .map(|p| os_path(&p?))
         .collect::<PyResult<Vec<_>>>()?;
-    let results = py.detach(|| api::hash_files(&paths, algorithm, threads));
+    let results = py.detach(|| hash_paths(&paths, algorithm, threads));
     let list = PyList::empty(py);
-    for result in results {
+    for (path, result) in paths.iter().zip(results) {
         match result {
             Ok(digest) => list.append(PyBytes::new(py, &digest))?,
-            Err(e) if raise => return Err(os_error(py, e)),
-            Err(e) => list.append(os_error(py, e).into_value(py))?,
+            Err(e) if raise => return Err(os_error(py, path, e)),
+            Err(e) => list.append(os_error(py, path, e).into_value(py))?,
         }
     }
     Ok(list)
@@ -74,16 +80,47 @@ pub fn s3_etag(
     if part_size == Some(0) {
         return Err(PyValueError::new_err("part_size must be positive"));
     }
-    let paths = vec![os_path(path)?];
-    let mut results = py.detach(|| api::s3_etags(&paths, part_size, 1));
-    let etag = results
-        .pop()
-        .ok_or_else(|| PyOSError::new_err("no result"))?;
-    Ok(etag.map_err(|e| os_error(py, e))?.to_string())
+    let path = os_path(path)?;
+    let policy = Policy {
+        part_size,
+        ..Policy::default()
+    };
+    let inputs = [Input::Path(&path)];
+    let mut result = None;
+    py.detach(|| {
+        etags_in_order(&inputs, &policy, 1, &NoProgress, |_, _, etag| {
+            result = Some(etag);
+        });
+    });
+    let etag = result.ok_or_else(|| PyOSError::new_err("no result"))?;
+    Ok(etag.map_err(|e| os_error(py, &path, e))?.to_string())
 }
 
-fn algorithm(name: &str) -> PyResult<linerate::HashAlgorithm> {
-    api::algorithm(name).map_err(|e| PyValueError::new_err(format!("algo {name:?}: {e}")))
+/// The digest of every one of `paths`, in order, through the file engine
+/// (files in the lanes of the multi-buffer engine, on `threads` threads).
+/// Every path is a file name: none means standard input.
+fn hash_paths(
+    paths: &[OsString],
+    algorithm: HashAlgorithm,
+    threads: usize,
+) -> Vec<Result<[u8; 16], FileError>> {
+    let inputs: Vec<Input<'_>> = paths.iter().map(|p| Input::Path(p)).collect();
+    let mut results = Vec::with_capacity(paths.len());
+    hash_in_order(
+        &inputs,
+        algorithm,
+        threads.max(1),
+        &NoProgress,
+        |_, result| {
+            results.push(result);
+        },
+    );
+    results
+}
+
+fn algorithm(name: &str) -> PyResult<HashAlgorithm> {
+    HashAlgorithm::from_name(name.as_bytes())
+        .map_err(|e| PyValueError::new_err(format!("algo {name:?}: {e}")))
 }
 
 fn errors_mode(errors: &str) -> PyResult<bool> {
@@ -115,15 +152,15 @@ fn os_path(path: &Bound<'_, PyAny>) -> PyResult<OsString> {
 
 /// The `OSError` Python raises for the same failure: `OSError(errno,
 /// strerror, filename)` becomes `FileNotFoundError`, `IsADirectoryError`...
-fn os_error(py: Python<'_>, e: FileError) -> PyErr {
-    let bytes = e.path.into_vec();
+fn os_error(py: Python<'_>, path: &OsString, e: FileError) -> PyErr {
+    let bytes = path.clone().into_vec();
     // The name as Python spells it (`os.fsdecode`), so `filename` matches.
     let path = py
         .import("os")
         .and_then(|os| os.call_method1("fsdecode", (PyBytes::new(py, &bytes),)))
         .map_or_else(|_| py.None(), Bound::unbind);
-    let text = String::from_utf8_lossy(&error_text(&e.error)).into_owned();
-    match e.error.raw_os_error() {
+    let text = e.to_string();
+    match e.io_error().raw_os_error() {
         Some(errno) => PyOSError::new_err((errno, text, path)),
         None => PyOSError::new_err(format!("{}: {text}", String::from_utf8_lossy(&bytes))),
     }

@@ -1,7 +1,7 @@
 //! The native module of the `linerate` Python package (`linerate._linerate`):
 //! hashlib-style MD5 and MD5-P/K objects, HMAC and UMAC, batch APIs over
 //! the multi-buffer engine and native file hashing, all over the `linerate`
-//! library (and the CLI's file engines). The Python package re-exports
+//! library and its file engine (`linerate-files`). The Python package re-exports
 //! these; see python/linerate/_linerate.pyi for the signatures.
 
 use pyo3::prelude::*;
@@ -14,6 +14,10 @@ mod many;
 
 #[pymodule]
 fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // LINERATE_*_BACKEND follow the command line's rule: a name that is
+    // unknown, or that this CPU cannot run, is an error naming the valid ones.
+    linerate::backend::check_env()
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     m.add_class::<hashers::Hash>()?;
     m.add_function(wrap_pyfunction!(hashers::md5, m)?)?;
     m.add_function(wrap_pyfunction!(hashers::md5p, m)?)?;

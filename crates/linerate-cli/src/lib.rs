@@ -6,7 +6,6 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-pub mod api;
 pub mod audit;
 pub mod etag;
 pub mod mac;

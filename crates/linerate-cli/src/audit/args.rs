@@ -8,8 +8,8 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::sum::args as sum_args;
 use crate::sum::getopt::{Getopt, LongOption};
-use crate::sum::tree::{Exclude, WalkOptions};
 use linerate::HashAlgorithm;
+use linerate_files::tree::WalkOptions;
 
 /// How much the report says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -133,7 +133,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
             String::from_utf8_lossy(extra.as_bytes())
         )));
     }
-    let exclude = Exclude::new(&patterns).map_err(usage)?;
+    let exclude = sum_args::exclude(&patterns).map_err(usage)?;
     Ok(Command::Run(Box::new(Options {
         manifest,
         dir,

@@ -28,7 +28,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::compare::{Counts, Record, Status};
+use linerate_files::audit::{Counts, Record, Status};
 use linerate_sumfile::manifest::{Defect, DefectKind};
 
 /// The JSON report, newline included.

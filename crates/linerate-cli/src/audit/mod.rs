@@ -18,12 +18,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 pub mod args;
-pub mod compare;
 pub mod json;
 pub mod report;
 
 use args::{Command, Options, UsageError};
-use compare::{Counts, Target};
+use linerate_files::audit::{self as compare, Counts, Target};
 use linerate_sumfile::manifest::{self, DefectKind, Manifest};
 
 use crate::sum::console::{Console, error_text};
@@ -126,7 +125,8 @@ fn usage_error(error: &UsageError) {
 
 /// The audit; returns the exit status.
 fn run(options: &Options) -> u8 {
-    let mut console = Console::new(Progress::hidden());
+    // A bar for a person at a terminal, sized once the files to hash are known.
+    let mut console = Console::new(Progress::new(|| None));
     let from_stdin = options.manifest.as_bytes() == b"-";
     let label: &[u8] = if from_stdin {
         b"standard input"
@@ -156,7 +156,8 @@ fn run(options: &Options) -> u8 {
         threads: options.threads,
         manifest: (!from_stdin).then_some(options.manifest.as_os_str()),
     };
-    let records = compare::audit(&mut console, &manifest.entries, &target);
+    let progress = std::sync::Arc::clone(&console.progress);
+    let records = compare::audit(&manifest.entries, &target, &*progress);
     let counts = Counts::of(&records, &manifest.defects);
     let ok = counts.ok(options.strict);
     if options.json {

@@ -9,8 +9,8 @@
 //! (`\new: a\nb`), so every report line is one line and reads back exactly.
 
 use super::args::Detail;
-use super::compare::{Counts, Record, Status};
 use crate::sum::console::Console;
+use linerate_files::audit::{Counts, Record, Status};
 use linerate_sumfile::escape;
 
 /// The word a report line starts with.

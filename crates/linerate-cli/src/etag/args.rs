@@ -6,10 +6,10 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
-use super::layout::Policy;
-use super::size::parse_size;
 use crate::sum::args::{CheckOptions, parse_threads};
 use crate::sum::getopt::{Getopt, LongOption};
+use linerate_files::s3::layout::Policy;
+use linerate_files::s3::size::parse_size;
 use linerate_sumfile::etag::Etag;
 
 /// What to do with the operands.
@@ -144,9 +144,15 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
                 check_flags = Some("--ignore-missing");
             }
             Flag::Single => options.policy.single = true,
-            Flag::PartSize => options.policy.part_size = Some(parse_size(argument)?),
-            Flag::Threshold => options.policy.threshold = Some(parse_size(argument)?),
-            Flag::MaxWork => options.max_work = Some(parse_size(argument)?),
+            Flag::PartSize => {
+                options.policy.part_size = Some(parse_size(argument).map_err(|e| e.to_string())?)
+            }
+            Flag::Threshold => {
+                options.policy.threshold = Some(parse_size(argument).map_err(|e| e.to_string())?)
+            }
+            Flag::MaxWork => {
+                options.max_work = Some(parse_size(argument).map_err(|e| e.to_string())?)
+            }
             Flag::Threads => options.threads = Some(parse_threads(argument)?),
             Flag::Match => {
                 let etag = Etag::parse(argument).ok_or_else(|| {

@@ -9,10 +9,12 @@ use std::ffi::{OsStr, OsString};
 use std::io::{self, BufRead};
 use std::os::unix::ffi::OsStrExt;
 
-use super::search::{Search, Verdict, open_for_search};
 use crate::sum::args::CheckOptions;
 use crate::sum::console::{Console, error_text};
+use crate::sum::input;
 use crate::sum::verify::{Tally, conclude, open_list};
+use linerate_files::FileError;
+use linerate_files::s3::search::{Search, Verdict, open_for_search};
 use linerate_sumfile::check::line_content;
 use linerate_sumfile::etag::{Line, parse_line};
 use linerate_sumfile::format::push_check_report;
@@ -100,17 +102,20 @@ impl Checker<'_> {
     /// Searches the part size of one line's file and reports the verdict.
     fn verify(&mut self, line: &Line, tally: &mut Tally) {
         let name = OsStr::from_bytes(&line.name);
-        let searched = open_for_search(name).and_then(|(file, len)| {
-            let mut search = Search {
-                console: &mut *self.console,
-                name: &line.name,
-                file,
-                len,
-                threads: self.threads,
-                max_work: self.max_work,
-            };
-            Ok((search.run(&line.etag)?, len))
-        });
+        let progress = std::sync::Arc::clone(&self.console.progress);
+        let searched = open_for_search(input(name))
+            .map_err(FileError::Open)
+            .and_then(|(file, len)| {
+                let mut search = Search {
+                    progress: &*progress,
+                    name: &line.name,
+                    file,
+                    len,
+                    threads: self.threads,
+                    max_work: self.max_work,
+                };
+                Ok((search.run(&line.etag)?, len))
+            });
         let mut explanation = None;
         let verdict = match searched {
             Ok((Verdict::Found(found), _)) => {
@@ -122,9 +127,15 @@ impl Checker<'_> {
                 explanation = verdict.explanation(len, &line.etag);
                 Some("FAILED".to_string())
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound && self.options.ignore_missing => None,
+            Err(e)
+                if e.io_error().kind() == io::ErrorKind::NotFound
+                    && self.options.ignore_missing =>
+            {
+                None
+            }
             Err(e) => {
-                self.console.error_about(&line.name, &error_text(&e));
+                self.console
+                    .error_about(&line.name, &error_text(e.io_error()));
                 tally.unreadable += 1;
                 Some("FAILED open or read".to_string())
             }

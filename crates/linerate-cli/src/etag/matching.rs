@@ -5,8 +5,10 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
-use super::search::{Search, Verdict, open_for_search};
 use crate::sum::console::{Console, error_text};
+use crate::sum::input;
+use linerate_files::FileError;
+use linerate_files::s3::search::{Search, Verdict, open_for_search};
 use linerate_sumfile::etag::Etag;
 use linerate_sumfile::format::push_check_report;
 
@@ -21,21 +23,24 @@ pub fn run(
     let mut ok = true;
     for name in files {
         let name_bytes = name.as_bytes();
-        let searched = open_for_search(name).and_then(|(file, len)| {
-            let mut search = Search {
-                console: &mut *console,
-                name: name_bytes,
-                file,
-                len,
-                threads,
-                max_work,
-            };
-            Ok((search.run(target)?, len))
-        });
+        let progress = std::sync::Arc::clone(&console.progress);
+        let searched = open_for_search(input(name))
+            .map_err(FileError::Open)
+            .and_then(|(file, len)| {
+                let mut search = Search {
+                    progress: &*progress,
+                    name: name_bytes,
+                    file,
+                    len,
+                    threads,
+                    max_work,
+                };
+                Ok((search.run(target)?, len))
+            });
         let mut report = Vec::new();
         match searched {
             Err(e) => {
-                console.error_about(name_bytes, &error_text(&e));
+                console.error_about(name_bytes, &error_text(e.io_error()));
                 ok = false;
             }
             Ok((Verdict::Found(found), _)) => {

@@ -16,19 +16,13 @@
 //! Output, diagnostics and their quoting are `linerate sum`'s
 //! ([`crate::sum::console`]).
 
-use std::ffi::OsString;
-use std::process::ExitCode;
-
 pub mod args;
 pub mod check;
-pub mod compute;
-pub mod engine;
-pub mod layout;
+mod compute;
 pub mod matching;
-pub mod search;
-pub mod size;
-pub mod stream;
-pub mod value;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
 
 use crate::sum::console::Console;
 use crate::sum::progress::Progress;
@@ -133,7 +127,8 @@ pub fn main(args: &[OsString]) -> ExitCode {
             console.finish(ok)
         }
         Mode::Match(target) => {
-            let mut console = Console::new(Progress::hidden());
+            // A bar per search, for a person at a terminal.
+            let mut console = Console::new(Progress::new(|| None));
             let ok = matching::run(
                 &mut console,
                 &options.files,
@@ -144,7 +139,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
             console.finish(ok)
         }
         Mode::Check => {
-            let mut console = Console::new(Progress::hidden());
+            let mut console = Console::new(Progress::new(|| None));
             let ok = check::run(
                 &mut console,
                 &options.files,

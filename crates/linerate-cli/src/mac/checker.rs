@@ -3,13 +3,11 @@
 //! file, whose tag is compared with the expected one in constant time
 //! ([`MacChecker`]).
 
-use std::ffi::OsStr;
-
+use linerate_files::read::Reader;
+use linerate_files::{FileError, Input, Progress};
 use subtle::ConstantTimeEq;
 
 use super::engine::Mac;
-use crate::sum::hash::{FileHasher, HashError};
-use crate::sum::progress::Progress;
 use crate::sum::verify::Checker;
 use linerate::MacAlgorithm;
 use linerate_sumfile::check::{Dialect, LineOf, decode_hex_into};
@@ -66,12 +64,12 @@ impl Checker for MacChecker {
 
     fn matches(
         &mut self,
-        name: &OsStr,
+        input: Input<'_>,
         line: &LineOf<MacDialect>,
-        hasher: &mut FileHasher,
-        progress: &mut Progress,
-    ) -> Result<bool, HashError> {
-        let tag = self.mac.tag_named(name, hasher, progress)?;
+        reader: &mut Reader,
+        progress: &dyn Progress,
+    ) -> Result<bool, FileError> {
+        let tag = self.mac.tag_input(input, reader, progress)?;
         // Both are the MAC's length (the parser saw to it); `subtle` would
         // call different lengths unequal anyway.
         Ok(bool::from(tag.as_slice().ct_eq(line.digest.as_slice())))

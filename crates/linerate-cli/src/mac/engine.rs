@@ -2,13 +2,10 @@
 //! does not depend on a file's size: the library's [`MacKey`] and its
 //! streams, under the one nonce of the run.
 
-use std::ffi::OsStr;
-
 use linerate::MacAlgorithm;
 use linerate::mac::MacKey;
-
-use crate::sum::hash::{FileHasher, HashError};
-use crate::sum::progress::Progress;
+use linerate_files::read::Reader;
+use linerate_files::{FileError, Input, Progress};
 
 /// A MAC under one key, ready to tag any number of files. The library's key
 /// objects wipe their keyed states when dropped.
@@ -34,20 +31,19 @@ impl Mac {
         }
     }
 
-    /// The tag of the file `name` (`-`: standard input), read in chunks
-    /// through `hasher`'s buffer.
+    /// The tag of `input`, read in chunks through `reader`'s buffer.
     ///
     /// # Panics
     ///
     /// If a UMAC's nonce was not checked.
-    pub fn tag_named(
+    pub fn tag_input(
         &mut self,
-        name: &OsStr,
-        hasher: &mut FileHasher,
-        progress: &mut Progress,
-    ) -> Result<Vec<u8>, HashError> {
+        input: Input<'_>,
+        reader: &mut Reader,
+        progress: &dyn Progress,
+    ) -> Result<Vec<u8>, FileError> {
         let mut stream = self.key.stream();
-        hasher.absorb_named(name, progress, |data| stream.update(data))?;
+        reader.absorb(input, progress, |data| stream.update(data))?;
         Ok(stream
             .finalize(&self.nonce)
             .expect("the nonce's length was checked"))
@@ -70,10 +66,10 @@ mod tests {
         let path = dir.join("data");
         std::fs::write(&path, data).unwrap();
         let tag = mac
-            .tag_named(
-                path.as_os_str(),
-                &mut FileHasher::default(),
-                &mut Progress::hidden(),
+            .tag_input(
+                Input::Path(path.as_os_str()),
+                &mut Reader::default(),
+                &linerate_files::NoProgress,
             )
             .unwrap();
         std::fs::remove_dir_all(&dir).unwrap();

@@ -33,8 +33,8 @@ use engine::Mac;
 use linerate::MacAlgorithm;
 
 use crate::sum::console::{Console, error_text};
-use crate::sum::hash::FileHasher;
 use crate::sum::progress::Progress;
+use linerate_files::read::Reader;
 use linerate_sumfile::format;
 
 /// Exit status for a command line that cannot run.
@@ -209,12 +209,13 @@ fn run(request: &Request, mac: Mac) -> bool {
 /// Prints the line of every file in argument order; true if all could be
 /// read. A file that cannot be is reported and skipped.
 fn compute(console: &mut Console, request: &Request, mut mac: Mac) -> bool {
-    let mut hasher = FileHasher::default();
+    let mut reader = Reader::default();
     let tag_name = request.algorithm.tag().as_bytes();
     let mut ok = true;
     let mut line = Vec::new();
+    let progress = std::sync::Arc::clone(&console.progress);
     for file in &request.files {
-        match mac.tag_named(file, &mut hasher, &mut console.progress) {
+        match mac.tag_input(crate::sum::input(file), &mut reader, &*progress) {
             Ok(tag) => {
                 line.clear();
                 format::push_line(&mut line, tag_name, &tag, file.as_bytes(), request.style);

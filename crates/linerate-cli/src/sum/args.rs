@@ -4,8 +4,8 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
 use super::getopt::{Getopt, LongOption};
-use super::tree::{Exclude, WalkOptions};
 use linerate::HashAlgorithm;
+use linerate_files::tree::{Exclude, WalkOptions};
 use linerate_sumfile::format::LineStyle;
 use linerate_sumfile::quote::{self, Charset};
 
@@ -274,7 +274,7 @@ impl Given {
             Flag::Threads => self.threads = Some(parse_threads(argument.as_bytes())?),
             Flag::Exclude => {
                 // Compiled here only to report a bad pattern when met.
-                Exclude::new(std::slice::from_ref(&argument))?;
+                exclude(std::slice::from_ref(&argument))?;
                 self.tree.exclude.push(argument);
             }
             Flag::FilesFrom => self.tree.files_from = Some(argument),
@@ -410,7 +410,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
         files.push(OsString::from("-"));
     }
     let tree = std::mem::take(&mut given.tree);
-    let exclude = Exclude::new(&tree.exclude).map_err(|m| UsageError(m.into_bytes()))?;
+    let exclude = exclude(&tree.exclude).map_err(|m| UsageError(m.into_bytes()))?;
     Ok(Command::Run(Options {
         check: given.check,
         style: given.style(),
@@ -429,6 +429,12 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
 }
 
 /// `-j`'s argument: 1 to [`MAX_THREADS`] (`audit` and `etag` share it).
+/// `--exclude`'s patterns compiled; the error is the one-line message.
+pub(crate) fn exclude(patterns: &[OsString]) -> Result<Exclude, String> {
+    Exclude::new(patterns)
+        .map_err(|e| format!("invalid --exclude pattern '{}': {}", e.pattern, e.problem))
+}
+
 pub(crate) fn parse_threads(argument: &[u8]) -> Result<usize, String> {
     std::str::from_utf8(argument)
         .ok()

@@ -8,6 +8,7 @@
 //! md5sum reports it (`write error`, status 1).
 
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
+use std::sync::Arc;
 
 use super::progress::Progress;
 use crate::output;
@@ -24,8 +25,9 @@ pub struct Console {
     out_is_terminal: bool,
     write_failed: bool,
     charset: Charset,
-    /// The progress bar, kept off the screen while anything else is written.
-    pub progress: Progress,
+    /// The progress bar, kept off the screen while anything else is written;
+    /// shared with the file engine's threads.
+    pub progress: Arc<Progress>,
 }
 
 impl Console {
@@ -37,7 +39,7 @@ impl Console {
             out: Some(BufWriter::with_capacity(BUFFER, stdout.lock())),
             write_failed: false,
             charset: Charset::from_env(),
-            progress,
+            progress: Arc::new(progress),
         }
     }
 
@@ -49,7 +51,7 @@ impl Console {
             out_is_terminal: false,
             write_failed: false,
             charset: Charset::from_env(),
-            progress: Progress::hidden(),
+            progress: Arc::new(Progress::hidden()),
         }
     }
 
@@ -127,15 +129,9 @@ impl Console {
     }
 }
 
-/// The text of an I/O error without Rust's ` (os error N)` suffix: exactly
-/// what C's `strerror` says, as md5sum prints it.
+/// The text of an I/O error as C's `strerror` says it, as md5sum prints it.
 pub fn error_text(e: &io::Error) -> Vec<u8> {
-    let text = e.to_string();
-    let text = match (e.raw_os_error(), text.rfind(" (os error ")) {
-        (Some(_), Some(at)) => &text[..at],
-        _ => &text[..],
-    };
-    text.as_bytes().to_vec()
+    linerate_files::strerror(e).into_bytes()
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The operands of a run: the command line's, or the names listed in
 //! `--files-from FILE`, with every directory among them walked under `-r`
-//! ([`super::tree`]).
+//! ([`linerate_files::tree`]).
 //!
 //! A list holds one name per line (a last line without its newline counts),
 //! or names ended by NUL with `-0`; empty entries are skipped and nothing
@@ -17,7 +17,7 @@ use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use super::args::Options;
-use super::tree::{self, Found};
+use linerate_files::tree::{self, Found};
 
 /// The files of a run and the errors met finding them.
 #[derive(Debug, Default)]

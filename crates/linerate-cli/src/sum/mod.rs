@@ -8,18 +8,20 @@
 //! Beyond md5sum, options of linerate's own, which md5sum rejects:
 //!
 //! - `-a`/`--algorithm ALGO`: `md5` (the default) or `md5pK`, RFC 1810's
-//!   MD5-P/K ([`crate::algorithm`]). `--tag` lines carry the tag `MD5PK`
+//!   MD5-P/K ([`linerate::HashAlgorithm`]). `--tag` lines carry the tag `MD5PK`
 //!   (`MD5P16 (name) = hex`). `--check` reads the function of a BSD line
 //!   from its tag, so one checksum file may mix `MD5` and `MD5P16` lines;
 //!   untagged lines are checked with `-a`'s function. With `-w`, a malformed
 //!   line is "improperly formatted MD5 checksum line" as in md5sum, or
 //!   "improperly formatted MD5P16 checksum line" under `-a md5p16`.
 //! - `-j`/`--threads N`: files are hashed on N threads (default: one per
-//!   core), several at once per thread in the lanes engine ([`jobs`]);
+//!   core), several at once per thread in the lanes engine
+//!   ([`linerate_files::engine`]);
 //!   the output is the same for every N. `--check` hashes its files one
 //!   after another and ignores `-j`.
 //! - `-r`/`--recursive`: a directory operand stands for the regular files
-//!   under it, walked in the order of their sorted paths ([`tree`]), with
+//!   under it, walked in the order of their sorted paths
+//!   ([`linerate_files::tree`]), with
 //!   `--follow` (symbolic links inside followed, loops reported) and
 //!   `--exclude GLOB`. Every unreadable directory, broken link or loop is
 //!   one error line and makes the status 1; the rest is still hashed.
@@ -33,21 +35,20 @@
 //!
 //! - [`args`] and [`getopt`]: the command line, parsed as glibc's
 //!   `getopt_long` parses md5sum's;
-//! - [`hash`]: files and standard input hashed in fixed-size chunks;
-//! - [`files_from`] and [`tree`]: the operands, from the command line or a
-//!   list, directories walked;
-//! - [`jobs`]: many files at once, printed in argument order, read into
-//!   cache-line-aligned buffers ([`lane_buf`]);
-//! - [`format`](mod@format) and [`escape`]: the checksum lines printed;
-//! - [`check`]: the checksum-line parser behind `--check`, and [`verify`],
-//!   which runs it;
-//! - [`console`], [`quote`] and [`progress`]: stdout and stderr as md5sum
-//!   uses them, plus a progress bar for people at a terminal.
+//! - [`files_from`]: the operands, from the command line or a list, with
+//!   directories walked ([`linerate_files::tree`]);
+//! - `compute`: the lines of many files, computed by the file engine
+//!   ([`linerate_files::whole`]) and printed in argument order
+//!   ([`linerate_sumfile::format`]);
+//! - [`verify`]: `--check`, on the check-line parser of
+//!   [`linerate_sumfile::check`];
+//! - [`console`] and [`progress`]: stdout and stderr as md5sum uses them
+//!   (names quoted by [`linerate_sumfile::quote`]), plus a progress bar for
+//!   people at a terminal.
 //!
-//! `linerate mac` ([`crate::mac`]) shares all of it but [`jobs`]: md5sum's
-//! options ([`args`]), the lines ([`format::push_line`]), the chunked reads
-//! ([`hash::FileHasher::absorb_named`]) and `--check` for any digest
-//! length and tag ([`check::Dialect`], [`verify::Checker`]).
+//! `linerate mac` ([`crate::mac`]) shares the options ([`args`]), the
+//! lines, the chunked reads ([`linerate_files::read`]) and `--check` for
+//! any digest length and tag ([`verify::Checker`]).
 //!
 //! Known differences, all at the edges:
 //!
@@ -62,20 +63,19 @@
 //!   `LC_ALL`/`LC_CTYPE`/`LANG` (UTF-8 or not); a UTF-8 locale that is not
 //!   installed makes md5sum fall back to ASCII, which we cannot see.
 
-use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
-use std::process::ExitCode;
-
 pub mod args;
+mod compute;
 pub mod console;
 pub mod files_from;
 pub mod getopt;
-pub mod hash;
-pub mod jobs;
-mod lane_buf;
 pub mod progress;
-pub mod tree;
 pub mod verify;
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::process::ExitCode;
+
+use linerate_files::Input;
 
 use args::{Command, Options, UsageError};
 use console::Console;
@@ -216,8 +216,17 @@ fn run(options: &Options) -> bool {
         let files = u64::try_from(listing.files.len()).unwrap_or(u64::MAX);
         let total = || Some(regular_file_bytes(&listing.files));
         let mut console = Console::new(Progress::counting(Some(files), total));
-        let ok = jobs::compute(&mut console, options, &listing);
+        let ok = compute::compute(&mut console, options, &listing);
         console.finish(ok)
+    }
+}
+
+/// What the operand `name` stands for: `-` is standard input, as in md5sum.
+pub(crate) fn input(name: &OsStr) -> Input<'_> {
+    if name.as_bytes() == b"-" {
+        Input::Stdin
+    } else {
+        Input::Path(name)
     }
 }
 

@@ -4,10 +4,13 @@
 //! stays exactly md5sum's. A run's bar shows files done out of the total
 //! (when the total is known, as with `-r`), bytes done out of the total, the
 //! rate, the time left and the file being waited for.
+//!
+//! The file engine reports to it through [`linerate_files::Progress`], from
+//! any of its threads.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -30,24 +33,25 @@ const FILES_TEMPLATE: &str = "{prefix} {bytes:>9}/{total_bytes:<9} \
 pub struct Progress {
     enabled: bool,
     /// A bar covering every file of the run, when their total is known.
-    run: Option<ProgressBar>,
+    run: Mutex<Option<RunBar>>,
     /// A bar for one large file, when there is no run bar.
-    file: Option<ProgressBar>,
-    /// Files done out of the total, when the run's bar shows them.
-    files: Option<Arc<FileCount>>,
+    file: Mutex<Option<ProgressBar>>,
 }
 
-/// Files done (counted by whichever thread hashed them) and their total.
-struct FileCount {
-    done: AtomicU64,
-    total: u64,
+/// A run's bar, and files done out of the total when it shows them.
+#[derive(Clone)]
+struct RunBar {
+    bar: ProgressBar,
+    files: Option<(u64, std::sync::Arc<AtomicU64>)>,
 }
 
-impl FileCount {
-    /// Counts one more file done and shows the count on `bar`.
-    fn tick(&self, bar: &ProgressBar) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        bar.set_prefix(format!("{done}/{} files", self.total));
+impl RunBar {
+    /// Counts one more file done and shows the count.
+    fn tick(&self) {
+        if let Some((total, done)) = &self.files {
+            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+            self.bar.set_prefix(format!("{done}/{total} files"));
+        }
     }
 }
 
@@ -62,130 +66,126 @@ impl Progress {
     /// [`Progress::new`] for a run of `files` files (when known), whose
     /// count the bar shows; a run of many files gets a bar even if small.
     pub fn counting(files: Option<u64>, total_bytes: impl FnOnce() -> Option<u64>) -> Progress {
-        let enabled = std::io::stderr().is_terminal();
-        let many = files.is_some_and(|n| n >= FILES_THRESHOLD);
-        let run = if enabled {
-            total_bytes()
-                .filter(|&total| total >= THRESHOLD || many)
-                .map(|total| match files {
-                    Some(files) => {
-                        let bar = new_bar(total, FILES_TEMPLATE);
-                        bar.set_prefix(format!("0/{files} files"));
-                        bar
-                    }
-                    None => new_bar(total, TEMPLATE),
-                })
-        } else {
-            None
+        let progress = Progress {
+            enabled: std::io::stderr().is_terminal(),
+            run: Mutex::new(None),
+            file: Mutex::new(None),
         };
-        let files = files.filter(|_| run.is_some()).map(|total| {
-            Arc::new(FileCount {
-                done: AtomicU64::new(0),
-                total,
-            })
-        });
-        Progress {
-            enabled,
-            run,
-            file: None,
-            files,
+        if progress.enabled
+            && let Some(total) = total_bytes()
+        {
+            progress.start_run(total, files);
         }
+        progress
     }
 
     /// A display that never shows anything.
     pub fn hidden() -> Progress {
         Progress {
             enabled: false,
-            run: None,
-            file: None,
-            files: None,
+            run: Mutex::new(None),
+            file: Mutex::new(None),
         }
     }
 
-    /// Starts hashing `name`, whose size is `len` if it is a regular file.
-    pub fn begin_file(&mut self, name: &[u8], len: Option<u64>) {
-        if !self.enabled {
+    /// Shows a run's bar if the run is large enough.
+    fn start_run(&self, total: u64, files: Option<u64>) {
+        let many = files.is_some_and(|n| n >= FILES_THRESHOLD);
+        if total < THRESHOLD && !many {
             return;
         }
-        let label = String::from_utf8_lossy(name).into_owned();
-        if let Some(bar) = &self.run {
-            bar.set_message(label);
-        } else if let Some(len) = len.filter(|&len| len >= THRESHOLD) {
-            let bar = new_bar(len, TEMPLATE);
-            bar.set_message(label);
-            self.file = Some(bar);
-        }
+        let run = match files {
+            Some(files) => {
+                let bar = new_bar(total, FILES_TEMPLATE);
+                bar.set_prefix(format!("0/{files} files"));
+                RunBar {
+                    bar,
+                    files: Some((files, std::sync::Arc::new(AtomicU64::new(0)))),
+                }
+            }
+            None => RunBar {
+                bar: new_bar(total, TEMPLATE),
+                files: None,
+            },
+        };
+        *lock(&self.run) = Some(run);
     }
 
-    /// A handle through which other threads record bytes hashed; it moves
-    /// the run's bar, if there is one.
-    pub fn ticker(&self) -> Ticker {
-        Ticker {
-            bar: self.run.clone(),
-            files: self.files.clone(),
-        }
+    fn run_bar(&self) -> Option<RunBar> {
+        lock(&self.run).clone()
     }
 
-    /// Records `bytes` more bytes hashed.
-    pub fn advance(&self, bytes: usize) {
-        if let Some(bar) = self.run.as_ref().or(self.file.as_ref()) {
-            bar.inc(u64::try_from(bytes).unwrap_or(u64::MAX));
-        }
-    }
-
-    /// One more file of the run is done (or failed) on this thread; the
-    /// workers count theirs with [`Ticker::file_done`].
-    pub fn file_done(&self) {
-        if let (Some(bar), Some(files)) = (&self.run, &self.files) {
-            files.tick(bar);
-        }
-    }
-
-    /// The current file is done (or failed).
-    pub fn end_file(&mut self) {
-        if let Some(bar) = self.file.take() {
-            bar.finish_and_clear();
-        }
+    /// The bar on the screen, if any.
+    fn shown_bar(&self) -> Option<ProgressBar> {
+        self.run_bar()
+            .map(|r| r.bar)
+            .or_else(|| lock(&self.file).clone())
     }
 
     /// Runs `f` (which writes to the terminal) with the bar out of the way.
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
-        match self.run.as_ref().or(self.file.as_ref()) {
+        match self.shown_bar() {
             Some(bar) => bar.suspend(f),
             None => f(),
         }
     }
 
     /// Removes any bar from the screen.
-    pub fn finish(&mut self) {
-        self.end_file();
-        if let Some(bar) = self.run.take() {
+    pub fn finish(&self) {
+        linerate_files::Progress::end_file(self);
+        if let Some(run) = lock(&self.run).take() {
+            run.bar.finish_and_clear();
+        }
+    }
+}
+
+impl linerate_files::Progress for Progress {
+    fn shown(&self) -> bool {
+        self.enabled
+    }
+
+    fn expect(&self, bytes: u64, inputs: u64) {
+        if self.enabled && lock(&self.run).is_none() {
+            self.start_run(bytes, Some(inputs));
+        }
+    }
+
+    fn begin_file(&self, name: &[u8], len: Option<u64>) {
+        if !self.enabled {
+            return;
+        }
+        let label = String::from_utf8_lossy(name).into_owned();
+        if let Some(run) = self.run_bar() {
+            run.bar.set_message(label);
+        } else if let Some(len) = len.filter(|&len| len >= THRESHOLD) {
+            let bar = new_bar(len, TEMPLATE);
+            bar.set_message(label);
+            *lock(&self.file) = Some(bar);
+        }
+    }
+
+    fn advance(&self, bytes: usize) {
+        if let Some(bar) = self.shown_bar() {
+            bar.inc(u64::try_from(bytes).unwrap_or(u64::MAX));
+        }
+    }
+
+    fn file_done(&self) {
+        if let Some(run) = self.run_bar() {
+            run.tick();
+        }
+    }
+
+    fn end_file(&self) {
+        if let Some(bar) = lock(&self.file).take() {
             bar.finish_and_clear();
         }
     }
 }
 
-/// Moves a run's bar from a worker thread (see [`Progress::ticker`]).
-#[derive(Clone, Default)]
-pub struct Ticker {
-    bar: Option<ProgressBar>,
-    files: Option<Arc<FileCount>>,
-}
-
-impl Ticker {
-    /// Records `bytes` more bytes hashed.
-    pub fn advance(&self, bytes: usize) {
-        if let Some(bar) = &self.bar {
-            bar.inc(u64::try_from(bytes).unwrap_or(u64::MAX));
-        }
-    }
-
-    /// Records one more file done (or failed).
-    pub fn file_done(&self) {
-        if let (Some(bar), Some(files)) = (&self.bar, &self.files) {
-            files.tick(bar);
-        }
-    }
+/// A lock that a panicking thread did not spoil: a bar is only a display.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn new_bar(len: u64, template: &str) -> ProgressBar {

@@ -10,13 +10,14 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
-use super::args::CheckOptions;
-use super::console::{Console, error_text};
-use super::hash::{FileHasher, HashError};
-use super::progress::Progress;
 use linerate::HashAlgorithm;
+use linerate_files::read::Reader;
+use linerate_files::{FileError, Input, Progress};
 use linerate_sumfile::check::{self, Dialect, Layout, LineOf, Md5Family};
 use linerate_sumfile::format;
+
+use super::args::CheckOptions;
+use super::console::{Console, error_text};
 
 /// What `--check` needs to know of a family of functions.
 pub trait Checker {
@@ -26,15 +27,14 @@ pub trait Checker {
     fn dialect(&self) -> &Self::Dialect;
     /// The function named in "improperly formatted MD5 checksum line".
     fn label(&self) -> String;
-    /// Whether the file `name` (`-`: standard input) has the digest `line`
-    /// expects, read through `hasher`.
+    /// Whether `input` has the digest `line` expects, read through `reader`.
     fn matches(
         &mut self,
-        name: &OsStr,
+        input: Input<'_>,
         line: &LineOf<Self::Dialect>,
-        hasher: &mut FileHasher,
-        progress: &mut Progress,
-    ) -> Result<bool, HashError>;
+        reader: &mut Reader,
+        progress: &dyn Progress,
+    ) -> Result<bool, FileError>;
 }
 
 /// `linerate sum`'s checks: untagged lines with `-a`'s function, tagged
@@ -58,13 +58,13 @@ impl Checker for SumChecker {
 
     fn matches(
         &mut self,
-        name: &OsStr,
+        input: Input<'_>,
         line: &LineOf<Md5Family>,
-        hasher: &mut FileHasher,
-        progress: &mut Progress,
-    ) -> Result<bool, HashError> {
+        reader: &mut Reader,
+        progress: &dyn Progress,
+    ) -> Result<bool, FileError> {
         let algorithm = line.tag.unwrap_or(self.algorithm);
-        Ok(hasher.digest_named(name, algorithm, progress)? == line.digest)
+        Ok(reader.digest(input, algorithm, progress)? == line.digest)
     }
 }
 
@@ -90,7 +90,7 @@ pub fn run_with<C: Checker>(
         console,
         options,
         checker,
-        hasher: FileHasher::default(),
+        reader: Reader::default(),
         layout: Layout::default(),
     };
     let mut ok = true;
@@ -186,7 +186,7 @@ struct Verifier<'a, C> {
     console: &'a mut Console,
     options: CheckOptions,
     checker: C,
-    hasher: FileHasher,
+    reader: Reader,
     /// md5sum decides between the GNU and reversed layouts once per run.
     layout: Layout,
 }
@@ -253,28 +253,28 @@ impl<C: Checker> Verifier<'_, C> {
 
     /// Hashes the file of one line and reports the verdict.
     fn verify(&mut self, line: &LineOf<C::Dialect>, tally: &mut Tally) {
-        let name = OsStr::from_bytes(&line.name);
-        let verdict =
-            match self
-                .checker
-                .matches(name, line, &mut self.hasher, &mut self.console.progress)
-            {
-                Ok(true) => {
-                    tally.matched = true;
-                    (!self.options.quiet).then_some("OK")
-                }
-                Ok(false) => {
-                    tally.mismatched += 1;
-                    Some("FAILED")
-                }
-                Err(e) if e.is_missing() && self.options.ignore_missing => None,
-                Err(e) => {
-                    self.console
-                        .error_about(&line.name, &error_text(e.io_error()));
-                    tally.unreadable += 1;
-                    Some("FAILED open or read")
-                }
-            };
+        let input = super::input(OsStr::from_bytes(&line.name));
+        let progress = std::sync::Arc::clone(&self.console.progress);
+        let verdict = match self
+            .checker
+            .matches(input, line, &mut self.reader, &*progress)
+        {
+            Ok(true) => {
+                tally.matched = true;
+                (!self.options.quiet).then_some("OK")
+            }
+            Ok(false) => {
+                tally.mismatched += 1;
+                Some("FAILED")
+            }
+            Err(e) if e.is_missing() && self.options.ignore_missing => None,
+            Err(e) => {
+                self.console
+                    .error_about(&line.name, &error_text(e.io_error()));
+                tally.unreadable += 1;
+                Some("FAILED open or read")
+            }
+        };
         if let Some(verdict) = verdict.filter(|_| !self.options.status) {
             let mut report = Vec::with_capacity(line.name.len() + 24);
             format::push_check_report(&mut report, &line.name, verdict);

@@ -8,37 +8,34 @@
 //! default, never doubled), or one PUT if the input ends below the
 //! threshold.
 
-use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Seek};
 use std::os::fd::AsFd;
-use std::os::unix::ffi::OsStrExt;
 
 use linerate::Md5;
 
+use super::Etag;
 use super::layout::{Layout, Policy};
-use crate::sum::hash::{FileHasher, HashError};
-use crate::sum::progress::Progress;
-use linerate_sumfile::etag::Etag;
+use crate::read::Reader;
+use crate::{FileError, Input, Progress};
 
-/// The ETag of `name` (`-`: standard input), read once in order.
-pub fn etag_of_stream(
-    name: &OsStr,
+/// The ETag of `input`, read once in order.
+pub fn etag_of_input(
+    input: Input<'_>,
     policy: &Policy,
-    hasher: &mut FileHasher,
-    progress: &mut Progress,
-) -> Result<Etag, HashError> {
-    let known = if name.as_bytes() == b"-" {
-        stdin_len()
-    } else {
-        None
+    reader: &mut Reader,
+    progress: &dyn Progress,
+) -> Result<Etag, FileError> {
+    let known = match input {
+        Input::Stdin => stdin_len(),
+        Input::Path(_) => None,
     };
     let mut splitter = match known.map(|len| policy.layout(len)) {
         Some(Layout::Plain) => Splitter::new(None, 0),
         Some(Layout::Parts { size, .. }) => Splitter::new(Some(size), 0),
         None => Splitter::new(policy.stream_part_size(), policy.threshold()),
     };
-    hasher.absorb_named(name, progress, |data| splitter.absorb(data))?;
+    reader.absorb(input, progress, |data| splitter.absorb(data))?;
     Ok(splitter.finish())
 }
 

@@ -8,8 +8,8 @@
 //!    `stat`ed first (it may be excluded, behind a symbolic link or outside
 //!    the directory): missing, something other than a regular file (never
 //!    opened, so a FIFO cannot hang the audit), or hashed like the others.
-//!    Hashing runs on `-j` threads in the lanes engine
-//!    ([`jobs::hash_in_order`]), one pass per function the manifest uses.
+//!    Hashing runs on several threads in the lanes engine
+//!    ([`whole::hash_in_order`]), one pass per function the manifest uses.
 //! 3. Files found but not listed are new, except the manifest itself; walk
 //!    errors are reported unless they concern a listed path, whose own
 //!    outcome says it.
@@ -24,14 +24,12 @@ use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 
-use crate::sum::console::{Console, error_text};
-use crate::sum::hash::HashError;
-use crate::sum::jobs;
-use crate::sum::progress::Progress;
-use crate::sum::tree::{self, Found, WalkOptions};
 use linerate::HashAlgorithm;
 use linerate_sumfile::manifest::{Defect, Entry};
 use linerate_sumfile::paths;
+
+use crate::tree::{self, Found, WalkOptions};
+use crate::{FileError, Input, Progress, strerror, whole};
 
 /// What became of one file.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -107,7 +105,7 @@ pub struct Target<'a> {
 }
 
 /// Audits `entries` against `target`; the records sorted by path.
-pub fn audit(console: &mut Console, entries: &[Entry], target: &Target) -> Vec<Record> {
+pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec<Record> {
     let dir = target.dir.as_bytes();
     let walked = Walked::new(target.dir, target.walk);
     let keys: Vec<Vec<u8>> = entries
@@ -126,7 +124,7 @@ pub fn audit(console: &mut Console, entries: &[Entry], target: &Target) -> Vec<R
             }
         }
     }
-    queue.hash(console, entries, target.threads, &mut statuses);
+    queue.hash(entries, target.threads, progress, &mut statuses);
 
     let listed: HashSet<&[u8]> = keys.iter().map(Vec::as_slice).collect();
     let mut records: Vec<Record> = entries
@@ -226,32 +224,33 @@ impl Queue {
     /// Hashes every queued file, setting its entry's status.
     fn hash(
         &self,
-        console: &mut Console,
         entries: &[Entry],
         threads: usize,
+        progress: &dyn Progress,
         statuses: &mut [Option<Status>],
     ) {
-        // Sized only if a bar can be shown (stderr is a terminal).
-        console.progress = Progress::new(|| {
-            let bytes = self
-                .groups
-                .iter()
-                .map(|g| crate::sum::regular_file_bytes(&g.2));
-            Some(bytes.fold(0u64, u64::saturating_add))
-        });
+        // Sized only if someone watches.
+        if progress.shown() {
+            let files = self.groups.iter().flat_map(|g| &g.2);
+            let bytes = files
+                .clone()
+                .filter_map(|f| fs::metadata(f).ok())
+                .filter(fs::Metadata::is_file)
+                .fold(0u64, |total, m| total.saturating_add(m.len()));
+            progress.expect(bytes, files.count() as u64);
+        }
         for (algorithm, indices, files) in &self.groups {
-            let mut next = indices.iter();
-            jobs::hash_in_order(console, files, *algorithm, threads, |_, _, result| {
+            let inputs: Vec<Input<'_>> = files.iter().map(|f| Input::Path(f)).collect();
+            whole::hash_in_order(&inputs, *algorithm, threads, progress, |k, result| {
                 // One outcome per file, in the order of `files`.
-                if let Some(&i) = next.next() {
-                    statuses[i] = Some(verdict(&entries[i], result));
-                }
+                let i = indices[k];
+                statuses[i] = Some(verdict(&entries[i], result));
             });
         }
     }
 }
 
-fn verdict(entry: &Entry, result: Result<[u8; 16], HashError>) -> Status {
+fn verdict(entry: &Entry, result: Result<[u8; 16], FileError>) -> Status {
     match result {
         Ok(digest) if digest == entry.digest => Status::Matched,
         Ok(_) => Status::Changed,
@@ -269,18 +268,14 @@ fn is_missing(e: &io::Error) -> bool {
     )
 }
 
-/// `key` as a path to open: `-` would mean standard input to the hasher.
+/// `key` as a path to open.
 fn openable(key: &[u8]) -> OsString {
-    if key == b"-" {
-        OsString::from("./-")
-    } else {
-        OsString::from_vec(key.to_vec())
-    }
+    OsString::from_vec(key.to_vec())
 }
 
 /// An error as `strerror` words it.
 fn reason(e: &io::Error) -> String {
-    String::from_utf8_lossy(&error_text(e)).into_owned()
+    strerror(e)
 }
 
 /// The manifest file, recognised among the files found: by name first

@@ -39,6 +39,16 @@ pub enum Layout {
     Parts { size: u64, count: u64 },
 }
 
+impl Layout {
+    /// The uploads it takes: the parts (one for a single PUT).
+    pub fn segments(&self) -> usize {
+        match *self {
+            Layout::Plain => 1,
+            Layout::Parts { count, .. } => usize::try_from(count).unwrap_or(usize::MAX),
+        }
+    }
+}
+
 impl Policy {
     /// Inputs shorter than this are uploaded with one PUT; `--part-size`
     /// alone means every input is multipart.

@@ -19,16 +19,16 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsFd;
-use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
-use super::engine::{self, Item, Segment, Source};
+use linerate::HashAlgorithm;
+
+use super::Etag;
+use super::assemble::Assembler;
 use super::layout::{AWS_PART_SIZE, S3_MAX_PART, aws_part_size, sizes_giving};
 use super::size::{GIB, MIB, exact, exact_and_human, human};
-use super::value::Assembler;
-use crate::sum::console::Console;
-use crate::sum::progress::Progress;
-use linerate_sumfile::etag::Etag;
+use crate::engine::{self, Item, Segment, Source};
+use crate::{FileError, Input, Progress};
 
 /// The least work a search may do in its exhaustive phase by default...
 pub const DEFAULT_MAX_WORK: u64 = 64 * GIB;
@@ -135,12 +135,11 @@ impl Verdict {
 }
 
 /// A regular file to search, or the error that says why it cannot be
-/// searched. `-` is standard input when it is redirected from a file.
-pub fn open_for_search(name: &std::ffi::OsStr) -> io::Result<(Arc<File>, u64)> {
-    let file = if name.as_bytes() == b"-" {
-        File::from(io::stdin().as_fd().try_clone_to_owned()?)
-    } else {
-        File::open(name)?
+/// searched: standard input counts when it is redirected from a file.
+pub fn open_for_search(input: Input<'_>) -> io::Result<(Arc<File>, u64)> {
+    let file = match input {
+        Input::Stdin => File::from(io::stdin().as_fd().try_clone_to_owned()?),
+        Input::Path(path) => File::open(path)?,
     };
     let meta = file.metadata()?;
     if meta.is_dir() {
@@ -157,7 +156,7 @@ pub fn open_for_search(name: &std::ffi::OsStr) -> io::Result<(Arc<File>, u64)> {
 
 /// Searches the part size that gives `target` for `file` of `len` bytes.
 pub struct Search<'a> {
-    pub console: &'a mut Console,
+    pub progress: &'a dyn Progress,
     /// The file's name, for the progress bar.
     pub name: &'a [u8],
     pub file: Arc<File>,
@@ -168,7 +167,7 @@ pub struct Search<'a> {
 }
 
 impl Search<'_> {
-    pub fn run(&mut self, target: &Etag) -> io::Result<Verdict> {
+    pub fn run(&mut self, target: &Etag) -> Result<Verdict, FileError> {
         let Some(parts) = target.parts else {
             let found = self.try_sizes(&[self.len.max(1)], target)?;
             return Ok(verdict(found.map(|_| Found::Plain)));
@@ -196,44 +195,48 @@ impl Search<'_> {
 
     /// The first of `sizes` (all giving the target's part count) that
     /// reproduces `target`, hashing them all at once.
-    fn try_sizes(&mut self, sizes: &[u64], target: &Etag) -> io::Result<Option<u64>> {
+    fn try_sizes(&mut self, sizes: &[u64], target: &Etag) -> Result<Option<u64>, FileError> {
         if sizes.is_empty() {
             return Ok(None);
         }
         let parts = target.parts.unwrap_or(1);
         let source = Candidates::new(Arc::clone(&self.file), self.len, sizes, parts);
         let work = source.bytes_left;
-        self.console.progress = Progress::new(|| Some(work));
-        self.console.progress.begin_file(self.name, None);
-        let ticker = self.console.progress.ticker();
-        let found = engine::run(source, self.threads, &ticker, |results| {
-            let mut assemblers: HashMap<usize, Assembler> = HashMap::new();
-            while let Some(((candidate, part), result)) = results.recv() {
-                let digest = result?;
-                let etag = if target.parts.is_none() {
-                    Etag {
-                        digest,
-                        parts: None,
+        self.progress.begin_file(self.name, Some(work));
+        let found = engine::run(
+            source,
+            HashAlgorithm::Md5,
+            self.threads,
+            self.progress,
+            |results| {
+                let mut assemblers: HashMap<usize, Assembler> = HashMap::new();
+                while let Some(((candidate, part), result)) = results.recv() {
+                    let digest = result?;
+                    let etag = if target.parts.is_none() {
+                        Etag {
+                            digest,
+                            parts: None,
+                        }
+                    } else {
+                        let assembler = assemblers
+                            .entry(candidate)
+                            .or_insert_with(|| Assembler::new(parts));
+                        assembler.add(part, digest);
+                        if !assembler.is_complete() {
+                            continue;
+                        }
+                        let etag = assembler.finish();
+                        assemblers.remove(&candidate);
+                        etag
+                    };
+                    if etag == *target {
+                        return Ok(Some(sizes[candidate]));
                     }
-                } else {
-                    let assembler = assemblers
-                        .entry(candidate)
-                        .or_insert_with(|| Assembler::new(parts));
-                    assembler.add(part, digest);
-                    if !assembler.is_complete() {
-                        continue;
-                    }
-                    let etag = assembler.finish();
-                    assemblers.remove(&candidate);
-                    etag
-                };
-                if etag == *target {
-                    return Ok(Some(sizes[candidate]));
                 }
-            }
-            Ok(None)
-        });
-        self.console.progress.finish();
+                Ok(None)
+            },
+        );
+        self.progress.end_file();
         found
     }
 }
@@ -359,6 +362,7 @@ impl<'a> Candidates<'a> {
             file: Arc::clone(&file),
             offset: 0,
             len: first_part(longest),
+            to_end: false,
             tag: (longest, 0),
             prefixes,
         };
@@ -399,6 +403,7 @@ impl Source<(usize, u64)> for Candidates<'_> {
             file: Arc::clone(&self.file),
             offset,
             len,
+            to_end: false,
             tag,
             prefixes: Vec::new(),
         }))
@@ -406,6 +411,14 @@ impl Source<(usize, u64)> for Candidates<'_> {
 
     fn bytes_left(&self) -> u64 {
         self.bytes_left
+    }
+
+    fn segments_left(&self) -> usize {
+        // The first-parts pass, then every other part of every candidate.
+        let rest = (self.sizes.len() - self.candidate) as u64 * self.parts.saturating_sub(1);
+        usize::from(self.prefix.is_some())
+            + usize::try_from(rest.saturating_sub(self.part.saturating_sub(1)))
+                .unwrap_or(usize::MAX)
     }
 }
 

@@ -53,6 +53,16 @@ pub struct Exclude {
     compiled: Box<Compiled>,
 }
 
+/// An exclusion pattern that does not compile.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid pattern '{pattern}': {problem}")]
+pub struct ExcludeError {
+    /// The pattern as given.
+    pub pattern: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
 /// Patterns for any entry, and for directories only.
 #[derive(Clone, Debug, Default)]
 struct Compiled {
@@ -76,16 +86,17 @@ impl PartialEq for Exclude {
 impl Eq for Exclude {}
 
 impl Exclude {
-    /// Compiles `patterns`; the error is one line naming the bad pattern.
-    pub fn new(patterns: &[OsString]) -> Result<Exclude, String> {
+    /// Compiles `patterns`; the error names the first bad one.
+    pub fn new(patterns: &[OsString]) -> Result<Exclude, ExcludeError> {
         let mut builders: [GlobSetBuilder; 4] = std::array::from_fn(|_| GlobSetBuilder::new());
+        let invalid = |pattern: &OsString, problem: String| ExcludeError {
+            pattern: pattern.to_string_lossy().into_owned(),
+            problem,
+        };
         for pattern in patterns {
-            let text = pattern.to_str().ok_or_else(|| {
-                format!(
-                    "invalid --exclude pattern '{}': not valid UTF-8",
-                    pattern.to_string_lossy()
-                )
-            })?;
+            let text = pattern
+                .to_str()
+                .ok_or_else(|| invalid(pattern, "not valid UTF-8".into()))?;
             let (text, dirs_only) = match text.strip_suffix('/') {
                 Some(rest) => (rest.trim_end_matches('/'), true),
                 None => (text, false),
@@ -94,16 +105,16 @@ impl Exclude {
                 Some(rest) => (rest.trim_start_matches('/'), true),
                 None => (text, text.contains('/')),
             };
-            let glob = compile(text).map_err(|e| {
-                format!(
-                    "invalid --exclude pattern '{}': {e}",
-                    pattern.to_string_lossy()
-                )
-            })?;
+            let glob = compile(text).map_err(|e| invalid(pattern, e.to_string()))?;
             builders[usize::from(dirs_only) * 2 + usize::from(is_path)].add(glob);
         }
         let [any_names, any_paths, dir_names, dir_paths] = builders.map(|b| b.build());
-        let built = |set: Result<GlobSet, globset::Error>| set.map_err(|e| e.to_string());
+        let built = |set: Result<GlobSet, globset::Error>| {
+            set.map_err(|e| ExcludeError {
+                pattern: String::new(),
+                problem: e.to_string(),
+            })
+        };
         Ok(Exclude {
             given: patterns.to_vec(),
             compiled: Box::new(Compiled {
@@ -386,11 +397,10 @@ mod tests {
     #[test]
     fn bad_patterns_are_named() {
         let bad = [OsString::from("a[")];
-        let message = Exclude::new(&bad).unwrap_err();
-        assert!(
-            message.starts_with("invalid --exclude pattern 'a['"),
-            "{message}"
-        );
+        let error = Exclude::new(&bad).unwrap_err();
+        assert_eq!(error.pattern, "a[");
+        let message = error.to_string();
+        assert!(message.starts_with("invalid pattern 'a['"), "{message}");
         assert!(exclude(&[]).is_empty());
         assert_eq!(exclude(&["x"]), exclude(&["x"]));
         assert_ne!(exclude(&["x"]), exclude(&["y"]));

@@ -33,11 +33,22 @@ const UNITS: &[(&str, u64)] = &[
     ("tb", 1_000_000_000_000),
 ];
 
+/// A SIZE that is not one; its text is a one-line explanation that names
+/// what was given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid size '{given}': {problem}")]
+pub struct SizeError {
+    pub given: String,
+    pub problem: &'static str,
+}
+
 /// Parses a SIZE (see the module documentation): a positive number of
-/// bytes. The error is a one-line explanation that names the text.
-pub fn parse_size(text: &[u8]) -> Result<u64, String> {
-    let shown = String::from_utf8_lossy(text);
-    let invalid = |why: &str| format!("invalid size '{shown}': {why}");
+/// bytes.
+pub fn parse_size(text: &[u8]) -> Result<u64, SizeError> {
+    let invalid = |problem: &'static str| SizeError {
+        given: String::from_utf8_lossy(text).into_owned(),
+        problem,
+    };
     let text = std::str::from_utf8(text).map_err(|_| invalid("not text"))?;
     let text = text.trim();
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
@@ -154,7 +165,7 @@ mod tests {
         for bad in [
             "", "0", "0MiB", "MiB", "-1", "1.5MiB", "8 XB", "8MiBs", "x8", "1e6",
         ] {
-            let error = parse_size(bad.as_bytes()).expect_err(bad);
+            let error = parse_size(bad.as_bytes()).expect_err(bad).to_string();
             assert!(error.contains(&format!("'{bad}'")), "{error}");
         }
         assert!(parse_size(b"18446744073709551615").is_ok());
@@ -162,6 +173,7 @@ mod tests {
         assert!(
             parse_size(b"17179869184GiB")
                 .expect_err("overflow")
+                .to_string()
                 .contains("too large")
         );
         assert!(parse_size(b"8\xffMiB").is_err());

@@ -1,0 +1,34 @@
+//! linerate's file engine: files, parts of files and trees hashed with
+//! MD5 or MD5-P/K, many at once in the SIMD lanes of the multi-buffer
+//! engine, on several threads, by one scheduler ([`engine`]).
+//!
+//! - [`whole`]: whole files, results in input order (`linerate sum`, the
+//!   audit, the Python package);
+//! - [`s3`]: S3 ETags of multipart uploads, and the search for the part
+//!   size that reproduces one (`linerate etag`);
+//! - [`tree`]: the regular files under a directory, in sorted path order;
+//! - [`audit`]: a tree checked against a manifest of it;
+//! - [`read`]: one input (a file, standard input, a pipe) read in chunks on
+//!   the calling thread;
+//! - [`Progress`]: how callers hear of bytes hashed and files done;
+//!   [`FileError`]: what went wrong with one file.
+//!
+//! Inputs are [`Input`]s: a path, or standard input when the caller says
+//! so. No name is special here (`-` is a file called `-`).
+
+#![forbid(unsafe_code)]
+
+pub mod audit;
+pub mod engine;
+mod error;
+mod input;
+mod lane_buf;
+mod progress;
+pub mod read;
+pub mod s3;
+pub mod tree;
+pub mod whole;
+
+pub use error::{FileError, strerror};
+pub use input::Input;
+pub use progress::{NoProgress, Progress};

@@ -1,0 +1,141 @@
+//! One input read on the calling thread in fixed-size chunks, so memory use
+//! does not depend on its size and pipes, FIFOs, devices and standard input
+//! work like regular files. Files are read with `read(2)`, never mapped, so
+//! one that shrinks or grows meanwhile is hashed as far as the reads go,
+//! never a crash (a mapping of a truncated file faults).
+
+use std::fs::File;
+use std::io::{self, Read};
+
+use linerate::HashAlgorithm;
+
+use crate::{FileError, Input, Progress};
+
+/// Bytes read per `read` call: large enough to amortise system calls, small
+/// enough to stay in cache.
+pub const CHUNK: usize = 256 * 1024;
+
+/// Reads inputs one after another through one reusable buffer.
+pub struct Reader {
+    buf: Vec<u8>,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader {
+            buf: vec![0; CHUNK],
+        }
+    }
+}
+
+impl Reader {
+    /// The digest of `input` with `algorithm`.
+    pub fn digest(
+        &mut self,
+        input: Input<'_>,
+        algorithm: HashAlgorithm,
+        progress: &dyn Progress,
+    ) -> Result<[u8; 16], FileError> {
+        let mut hasher = algorithm.hasher();
+        self.absorb(input, progress, |data| hasher.update(data))?;
+        Ok(hasher.finalize())
+    }
+
+    /// The digest of everything `reader` yields; `advance` hears of every
+    /// piece hashed.
+    pub fn digest_reader(
+        &mut self,
+        reader: impl Read,
+        algorithm: HashAlgorithm,
+        advance: impl FnMut(usize),
+    ) -> io::Result<[u8; 16]> {
+        let mut hasher = algorithm.hasher();
+        self.absorb_reader(reader, |data| hasher.update(data), advance)?;
+        Ok(hasher.finalize())
+    }
+
+    /// Feeds the contents of `input` to `absorb`, one chunk at a time,
+    /// whatever consumes them: a hasher, a MAC, an ETag's part splitter.
+    pub fn absorb(
+        &mut self,
+        input: Input<'_>,
+        progress: &dyn Progress,
+        absorb: impl FnMut(&[u8]),
+    ) -> Result<(), FileError> {
+        let result = match input {
+            Input::Stdin => {
+                progress.begin_file(input.name(), None);
+                self.absorb_reader(io::stdin().lock(), absorb, |n| progress.advance(n))
+                    .map_err(FileError::Read)
+            }
+            Input::Path(path) => {
+                let file = File::open(path).map_err(FileError::Open)?;
+                let len = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                progress.begin_file(input.name(), len);
+                self.absorb_reader(file, absorb, |n| progress.advance(n))
+                    .map_err(FileError::Read)
+            }
+        };
+        progress.end_file();
+        result
+    }
+
+    /// Feeds everything `reader` yields to `absorb`, chunk by chunk through
+    /// the one buffer; `advance` hears of every piece.
+    pub fn absorb_reader(
+        &mut self,
+        mut reader: impl Read,
+        mut absorb: impl FnMut(&[u8]),
+        mut advance: impl FnMut(usize),
+    ) -> io::Result<()> {
+        loop {
+            match reader.read(&mut self.buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => {
+                    absorb(&self.buf[..n]);
+                    advance(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NoProgress;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn digest_of_a_reader_matches_the_one_shot_function() {
+        let data: Vec<u8> = (0..CHUNK * 2 + 77).map(|i| (i % 251) as u8).collect();
+        let mut reader = Reader::default();
+        let digest = reader
+            .digest_reader(&data[..], HashAlgorithm::Md5, drop)
+            .ok();
+        assert_eq!(digest, Some(linerate::md5(&data)));
+        let digest = reader
+            .digest_reader(&data[..], HashAlgorithm::Md5p(8), drop)
+            .ok();
+        assert_eq!(digest, linerate::md5p(8, &data).ok());
+    }
+
+    #[test]
+    fn missing_files_are_told_apart() {
+        let mut reader = Reader::default();
+        let missing = Input::Path(OsStr::new("/nonexistent/linerate-test"));
+        let err = reader
+            .digest(missing, HashAlgorithm::Md5, &NoProgress)
+            .err();
+        assert!(err.is_some_and(|e| e.is_missing()));
+        let dir = Input::Path(OsStr::new("/"));
+        let err = reader.digest(dir, HashAlgorithm::Md5, &NoProgress).err();
+        assert!(err.is_some_and(|e| !e.is_missing() && matches!(e, FileError::Read(_))));
+    }
+}

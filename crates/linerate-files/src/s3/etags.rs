@@ -1,0 +1,220 @@
+//! The ETags of many inputs, in input order.
+//!
+//! Regular files go to the [engine](crate::engine): each file's parts (or
+//! its whole content, when it is one PUT) are segments, handed out file
+//! after file, so one large file fills every lane of every thread and many
+//! small files share them. Anything else (standard input, pipes, devices,
+//! directories, names that cannot be `stat`ed) is read by the calling
+//! thread when its turn comes ([`super::stream`]), as md5sum would.
+
+use std::ffi::OsStr;
+use std::fs::{self, File};
+use std::sync::Arc;
+
+use linerate::HashAlgorithm;
+
+use super::Etag;
+use super::assemble::Assembler;
+use super::layout::{Layout, Policy};
+use super::stream::etag_of_input;
+use crate::engine::{self, Item, Results, Segment, Source};
+use crate::read::Reader;
+use crate::{FileError, Input, Progress};
+
+/// A regular file for the engine.
+struct Job<'a> {
+    path: &'a OsStr,
+    /// Its size when it was `stat`ed: the bytes hashed.
+    len: u64,
+    layout: Layout,
+}
+
+/// A segment's tag: the job and the part.
+type Tag = (usize, u64);
+
+/// Computes the ETag of every one of `inputs` on up to `threads` threads
+/// and hands each outcome to `each` on the calling thread, in the order of
+/// `inputs`, with the input's index and, for a regular file, its layout
+/// (read from its size before any part is hashed).
+pub fn etags_in_order(
+    inputs: &[Input<'_>],
+    policy: &Policy,
+    threads: usize,
+    progress: &dyn Progress,
+    mut each: impl FnMut(usize, Option<Layout>, Result<Etag, FileError>),
+) {
+    let mut jobs = Vec::new();
+    let routes: Vec<Option<usize>> = inputs
+        .iter()
+        .map(|input| {
+            let Input::Path(path) = *input else {
+                return None;
+            };
+            let meta = fs::metadata(path).ok()?;
+            let len = meta.is_file().then_some(meta.len())?;
+            jobs.push(Job {
+                path,
+                len,
+                layout: policy.layout(len),
+            });
+            Some(jobs.len() - 1)
+        })
+        .collect();
+    let source = Jobs {
+        jobs: &jobs,
+        next_job: 0,
+        next_part: 0,
+        file: None,
+        bytes_left: jobs.iter().map(|j| j.len).sum(),
+        segments_left: jobs.iter().map(|j| j.layout.segments()).sum(),
+    };
+    engine::run(source, HashAlgorithm::Md5, threads, progress, |results| {
+        let mut done = Done::new(&jobs);
+        let mut reader = Reader::default();
+        for (index, (input, route)) in inputs.iter().zip(routes).enumerate() {
+            match route {
+                Some(job) => {
+                    progress.begin_file(input.name(), None);
+                    let result = done.wait_for(job, results);
+                    progress.end_file();
+                    each(index, Some(jobs[job].layout), result);
+                }
+                None => each(
+                    index,
+                    None,
+                    etag_of_input(*input, policy, &mut reader, progress),
+                ),
+            }
+        }
+    });
+}
+
+/// The segments of every job, in order; a file is opened when its first
+/// segment is handed out and closed when its last one is done.
+struct Jobs<'a> {
+    jobs: &'a [Job<'a>],
+    next_job: usize,
+    next_part: u64,
+    file: Option<Arc<File>>,
+    bytes_left: u64,
+    segments_left: usize,
+}
+
+impl Source<Tag> for Jobs<'_> {
+    fn next(&mut self) -> Option<Item<Tag>> {
+        let index = self.next_job;
+        let job = self.jobs.get(index)?;
+        let file = match &self.file {
+            Some(file) => Arc::clone(file),
+            None => match File::open(job.path) {
+                Ok(file) => Arc::clone(self.file.insert(Arc::new(file))),
+                Err(e) => {
+                    self.next_job += 1;
+                    self.bytes_left -= job.len;
+                    self.segments_left -= job.layout.segments();
+                    return Some(Item::Failed((index, 0), FileError::Open(e)));
+                }
+            },
+        };
+        let part = self.next_part;
+        let (offset, len, last) = match job.layout {
+            Layout::Plain => (0, job.len, true),
+            Layout::Parts { size, count } => {
+                let offset = part * size;
+                (offset, size.min(job.len - offset), part + 1 == count)
+            }
+        };
+        if last {
+            self.next_job += 1;
+            self.next_part = 0;
+            self.file = None;
+        } else {
+            self.next_part += 1;
+        }
+        self.bytes_left -= len;
+        self.segments_left -= 1;
+        Some(Item::Segment(Segment {
+            file,
+            offset,
+            len,
+            to_end: false,
+            tag: (index, part),
+            prefixes: Vec::new(),
+        }))
+    }
+
+    fn bytes_left(&self) -> u64 {
+        self.bytes_left
+    }
+
+    fn segments_left(&self) -> usize {
+        self.segments_left
+    }
+}
+
+/// Where a job stands.
+enum State {
+    /// One PUT: its one segment is due.
+    Plain,
+    /// Parts are due.
+    Parts(Assembler),
+    Ready(Result<Etag, FileError>),
+    /// Printed (or reported).
+    Taken,
+}
+
+/// Each job's outcome as its segments come back.
+struct Done {
+    states: Vec<State>,
+}
+
+impl Done {
+    fn new(jobs: &[Job]) -> Done {
+        let states = jobs
+            .iter()
+            .map(|job| match job.layout {
+                Layout::Plain => State::Plain,
+                Layout::Parts { count, .. } => State::Parts(Assembler::new(count)),
+            })
+            .collect();
+        Done { states }
+    }
+
+    /// Waits until job `job` is done and takes its outcome.
+    fn wait_for(&mut self, job: usize, results: &Results<'_, Tag>) -> Result<Etag, FileError> {
+        loop {
+            match std::mem::replace(&mut self.states[job], State::Taken) {
+                State::Ready(result) => return result,
+                pending => self.states[job] = pending,
+            }
+            let Some(((index, part), result)) = results.recv() else {
+                // Every segment gets an outcome unless a worker died.
+                return Err(FileError::Read(std::io::Error::other(
+                    "a worker thread failed",
+                )));
+            };
+            self.record(index, part, result);
+        }
+    }
+
+    fn record(&mut self, job: usize, part: u64, result: Result<[u8; 16], FileError>) {
+        let state = &mut self.states[job];
+        let outcome = match (&mut *state, result) {
+            // A failed job's other parts do not matter.
+            (State::Ready(_) | State::Taken, _) => return,
+            (_, Err(e)) => Err(e),
+            (State::Plain, Ok(digest)) => Ok(Etag {
+                digest,
+                parts: None,
+            }),
+            (State::Parts(assembler), Ok(digest)) => {
+                assembler.add(part, digest);
+                if !assembler.is_complete() {
+                    return;
+                }
+                Ok(assembler.finish())
+            }
+        };
+        *state = State::Ready(outcome);
+    }
+}

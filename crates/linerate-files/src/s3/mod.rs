@@ -1,0 +1,25 @@
+//! S3 ETags: the ETag Amazon S3 shows for a file uploaded in parts, and
+//! the part size that reproduces a given one.
+//!
+//! - [`layout`]: how an upload splits a file (the AWS CLI's rule, or a
+//!   given part size and threshold);
+//! - [`etags`]: the ETags of many inputs, in input order: every part a
+//!   segment of the [engine](crate::engine), so one large file fills every
+//!   lane of every thread and many small files share them;
+//! - [`stream`]: the ETag of an input read once in order (standard input,
+//!   a pipe);
+//! - [`assemble`]: part digests folded into the ETag;
+//! - [`search`]: the part-size search behind `--match` and `--check`;
+//! - [`size`]: sizes as the command line writes them (`8MiB`, `15MB`).
+//!
+//! The ETag's text form and its lines are the sum-file crate's
+//! ([`linerate_sumfile::etag`]).
+
+pub mod assemble;
+pub mod etags;
+pub mod layout;
+pub mod search;
+pub mod size;
+pub mod stream;
+
+pub use linerate_sumfile::etag::Etag;

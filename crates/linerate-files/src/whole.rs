@@ -1,0 +1,204 @@
+//! Whole files, with the outcomes in input order: `linerate sum FILE...`,
+//! `sum -r`, the audit and Python's `hash_files`.
+//!
+//! The inputs are sorted into two kinds first (one `stat` each):
+//!
+//! - regular files go to the [engine](crate::engine), taken in windows of
+//!   [`WINDOW`] inputs, largest first within each, so that the files
+//!   sharing a worker's lanes are of similar sizes and end at about the
+//!   same round (a lane whose file ends early idles until the round ends);
+//! - everything else (standard input, pipes, devices, directories, names
+//!   that cannot be `stat`ed) is read by the calling thread when its turn
+//!   comes, exactly as md5sum would, so standard input is read in order and
+//!   a FIFO is opened only after the outcomes before it are delivered.
+//!
+//! The calling thread delivers every outcome in input order as soon as it
+//! and every one before it are done; results that arrive early wait as a
+//! digest or an error each, at most a window late. So what a caller prints,
+//! and its exit status, do not depend on the thread count. Memory: the
+//! engine's chunks in flight and one result per input.
+
+use std::ffi::OsStr;
+use std::fs::{self, File};
+use std::sync::Arc;
+
+use linerate::HashAlgorithm;
+
+use crate::engine::{self, Item, Outcome, Results, Segment, Source};
+use crate::read::Reader;
+use crate::{FileError, Input, Progress};
+
+/// Inputs are taken in windows of this many, largest first within each.
+pub const WINDOW: usize = 4096;
+
+/// A regular file for the engine.
+struct Job<'a> {
+    path: &'a OsStr,
+    /// Its size when it was `stat`ed (a hint; the file is read to its end).
+    len: u64,
+}
+
+/// Hashes every one of `inputs` with `algorithm` on up to `threads`
+/// threads and hands each outcome to `each` on the calling thread, in the
+/// order of `inputs`, with the input's index.
+pub fn hash_in_order(
+    inputs: &[Input<'_>],
+    algorithm: HashAlgorithm,
+    threads: usize,
+    progress: &dyn Progress,
+    mut each: impl FnMut(usize, Result<[u8; 16], FileError>),
+) {
+    let mut jobs = Vec::new();
+    let routes: Vec<Option<usize>> = inputs
+        .iter()
+        .map(|input| {
+            let len = regular_file_len(input)?;
+            let Input::Path(path) = *input else {
+                return None;
+            };
+            jobs.push(Job { path, len });
+            Some(jobs.len() - 1)
+        })
+        .collect();
+    let source = Files::new(&jobs);
+    engine::run(source, algorithm, threads, progress, |results| {
+        let mut arrived: Vec<Option<Result<[u8; 16], FileError>>> =
+            std::iter::repeat_with(|| None).take(jobs.len()).collect();
+        let mut reader = Reader::default();
+        for (index, (input, route)) in inputs.iter().zip(routes).enumerate() {
+            let result = match route {
+                None => {
+                    let result = reader.digest(*input, algorithm, progress);
+                    progress.file_done();
+                    result
+                }
+                Some(job) => {
+                    progress.begin_file(input.name(), None);
+                    let result = wait_for(job, &mut arrived, results);
+                    progress.end_file();
+                    result
+                }
+            };
+            each(index, result);
+        }
+    });
+}
+
+/// Waits until job `job`'s outcome has arrived and takes it.
+fn wait_for(
+    job: usize,
+    arrived: &mut [Option<Result<[u8; 16], FileError>>],
+    results: &Results<'_, usize>,
+) -> Result<[u8; 16], FileError> {
+    loop {
+        if let Some(result) = arrived[job].take() {
+            return result;
+        }
+        // Every segment gets its outcome unless a worker died.
+        let Some((done, result)): Option<Outcome<usize>> = results.recv() else {
+            return Err(FileError::Read(std::io::Error::other(
+                "a worker thread failed",
+            )));
+        };
+        arrived[done] = Some(result);
+    }
+}
+
+/// The size of `input` if it is a regular file (after symbolic links).
+fn regular_file_len(input: &Input<'_>) -> Option<u64> {
+    match input {
+        Input::Stdin => None,
+        Input::Path(path) => fs::metadata(path)
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .map(|m| m.len()),
+    }
+}
+
+/// The jobs as segments, in windows largest first; each file is opened
+/// when it is handed out.
+struct Files<'a> {
+    jobs: &'a [Job<'a>],
+    /// The order the jobs are handed out in.
+    order: Vec<usize>,
+    /// `suffix[i]`: the bytes of the jobs `order[i..]`.
+    suffix: Vec<u64>,
+    next: usize,
+}
+
+impl<'a> Files<'a> {
+    fn new(jobs: &'a [Job<'a>]) -> Files<'a> {
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        for window in order.chunks_mut(WINDOW) {
+            window.sort_by_key(|&i| std::cmp::Reverse(jobs[i].len));
+        }
+        let mut suffix = vec![0u64; jobs.len() + 1];
+        for i in (0..jobs.len()).rev() {
+            suffix[i] = suffix[i + 1].saturating_add(jobs[order[i]].len);
+        }
+        Files {
+            jobs,
+            order,
+            suffix,
+            next: 0,
+        }
+    }
+}
+
+impl Source<usize> for Files<'_> {
+    fn next(&mut self) -> Option<Item<usize>> {
+        let &index = self.order.get(self.next)?;
+        self.next += 1;
+        let job = &self.jobs[index];
+        Some(match File::open(job.path) {
+            Ok(file) => Item::Segment(Segment {
+                file: Arc::new(file),
+                offset: 0,
+                len: job.len,
+                to_end: true,
+                tag: index,
+                prefixes: Vec::new(),
+            }),
+            Err(e) => Item::Failed(index, FileError::Open(e)),
+        })
+    }
+
+    fn bytes_left(&self) -> u64 {
+        self.suffix[self.next]
+    }
+
+    fn segments_left(&self) -> usize {
+        self.order.len() - self.next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lens(lens: &[u64]) -> Vec<Job<'static>> {
+        lens.iter()
+            .map(|&len| Job {
+                path: OsStr::new("x"),
+                len,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn jobs_are_taken_largest_first_within_windows() {
+        let mut sizes = vec![1u64; WINDOW];
+        sizes[5] = 7;
+        sizes[9] = 9;
+        sizes.extend([3, 8]);
+        let jobs = lens(&sizes);
+        let files = Files::new(&jobs);
+        let mut expected = vec![9, 5];
+        // Equal sizes keep their order.
+        expected.extend((0..WINDOW).filter(|&i| i != 5 && i != 9));
+        expected.extend([WINDOW + 1, WINDOW]);
+        assert_eq!(files.order, expected);
+        assert_eq!(files.bytes_left(), sizes.iter().sum::<u64>());
+        assert_eq!(files.segments_left(), WINDOW + 2);
+    }
+}
