@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linerate_cli::packets::ah;
-use linerate_cli::packets::ip;
-use linerate_cli::packets::mutable::icv_input;
+use linerate_packets::ah;
+use linerate_packets::ip;
+use linerate_packets::mutable::icv_input;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(h) = ah::parse(data) {

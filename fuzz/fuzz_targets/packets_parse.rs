@@ -4,18 +4,18 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linerate_cli::packets::ah;
-use linerate_cli::packets::capture::{Capture, Item};
-use linerate_cli::packets::icv::Alg;
-use linerate_cli::packets::mutable::icv_input;
-use linerate_cli::packets::packet::locate;
-use linerate_cli::packets::sign::{Signed, insert_ah};
+use linerate::MacAlgorithm;
+use linerate_packets::ah;
+use linerate_packets::capture::{Capture, Item};
+use linerate_packets::mutable::icv_input;
+use linerate_packets::packet::locate;
+use linerate_packets::sign::{Inserted, insert_ah};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(capture) = Capture::open(data) else {
         return;
     };
-    let mut signed = Signed::default();
+    let mut signed = Inserted::default();
     let mut input = Vec::new();
     for item in capture {
         let Ok(Item::Packet(p)) = item else {
@@ -38,6 +38,6 @@ fuzz_target!(|data: &[u8]| {
                 );
             }
         }
-        let _ = insert_ah(p.data, &at, Alg::KeyedMd5, 0x100, 1, &mut signed);
+        let _ = insert_ah(p.data, &at, MacAlgorithm::KeyedMd5, 0x100, 1, &mut signed);
     }
 });

@@ -9,9 +9,9 @@ use zeroize::Zeroizing;
 
 use linerate::MacAlgorithm;
 
-use super::icv::OFFERED;
 use crate::mac::key::{self, KeySource};
 use crate::sum::getopt::{Getopt, LongOption};
+use linerate_packets::icv::OFFERED;
 
 /// What to run.
 pub enum Command {

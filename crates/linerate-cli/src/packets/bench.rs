@@ -12,17 +12,13 @@
 
 use std::time::{Duration, Instant};
 
-use super::ah;
-use super::capture::{Capture, Item};
-use linerate::MacAlgorithm;
 use linerate::mac::MacKey;
 use linerate::registry::UMAC_KEY_LEN;
+use linerate_packets::batch::Packets;
+use linerate_packets::capture::Capture;
+use linerate_packets::icv;
 
-use super::icv;
-use super::mutable::icv_input;
-use super::packet::locate;
 use super::report::Reporter;
-use super::sign::{Signed, insert_ah};
 use super::{EXIT_FAILURE, EXIT_SUCCESS};
 use crate::speed::model::rates_row;
 use crate::speed::timing::median_of_sorted;
@@ -33,74 +29,6 @@ const REPETITIONS: usize = 5;
 const MIN_REPETITION: Duration = Duration::from_millis(200);
 /// Packets per MAC call.
 const CHUNK: usize = 1024;
-
-/// The packets of a capture, as bench uses them.
-struct Packets<'a> {
-    /// Each timed packet's located frame.
-    frames: Vec<(super::capture::Packet<'a>, super::packet::Located)>,
-    /// IP packet bytes (before any AH is added), the figure Gb/s counts.
-    ip_bytes: u64,
-    /// Records not timed (no IP, fragments, malformed).
-    others: usize,
-}
-
-fn collect<'a>(capture: Capture<'a>, reporter: &Reporter) -> Packets<'a> {
-    let mut packets = Packets {
-        frames: Vec::new(),
-        ip_bytes: 0,
-        others: 0,
-    };
-    for item in capture {
-        match item {
-            Ok(Item::Packet(p)) => match locate(&p) {
-                Ok(Some(at)) if !at.layout.fragment => {
-                    packets.ip_bytes += at.layout.len as u64;
-                    packets.frames.push((p, at));
-                }
-                _ => packets.others += 1,
-            },
-            Ok(Item::Raw { .. }) => {}
-            Err(e) => {
-                reporter.packet(e.index, &e.message);
-                break;
-            }
-        }
-    }
-    packets
-}
-
-/// The ICV inputs of `packets` under `alg`, with their sequence numbers,
-/// and the IP bytes of the packets they stand for.
-fn inputs(packets: &Packets<'_>, alg: MacAlgorithm) -> (Vec<Vec<u8>>, Vec<u32>, u64) {
-    let mut inputs = Vec::with_capacity(packets.frames.len());
-    let mut seqs = Vec::with_capacity(packets.frames.len());
-    let mut signed = Signed::default();
-    let mut bytes = 0u64;
-    for (i, (p, at)) in packets.frames.iter().enumerate() {
-        let seq = (i as u32).wrapping_add(1);
-        let layout = &at.layout;
-        let built = match layout.ah_at {
-            Some(ah_at) => {
-                let ip = &p.data[at.ip_at..at.ip_at + layout.len];
-                let mut input = Vec::new();
-                ah::parse(&ip[ah_at..])
-                    .and_then(|h| {
-                        let icv_len = alg.tag_len().min(h.len - ah::FIXED);
-                        icv_input(ip, layout.version, layout.len, ah_at, icv_len, &mut input)
-                    })
-                    .map(|()| input)
-            }
-            None => insert_ah(p.data, at, alg, 0x100, seq, &mut signed)
-                .map(|()| std::mem::take(&mut signed.input)),
-        };
-        if let Ok(input) = built {
-            inputs.push(input);
-            seqs.push(seq);
-            bytes += layout.len as u64;
-        }
-    }
-    (inputs, seqs, bytes)
-}
 
 /// One pass of `keyed` over every input.
 fn pass(keyed: &mut MacKey, inputs: &[&[u8]], seqs: &[u32], tags: &mut [[u8; 16]]) {
@@ -149,7 +77,9 @@ pub fn run(args: super::args::Bench) -> u8 {
 
 /// Times every algorithm of `args` over `capture`.
 fn bench_capture(capture: Capture<'_>, args: &super::args::Bench, reporter: &Reporter) -> u8 {
-    let packets = collect(capture, reporter);
+    let packets = Packets::collect(capture, &mut |index, message| {
+        reporter.packet(index, message)
+    });
     if packets.frames.is_empty() {
         reporter.error("no whole, unfragmented IP packets to time");
         return EXIT_FAILURE;
@@ -169,8 +99,9 @@ fn bench_capture(capture: Capture<'_>, args: &super::args::Bench, reporter: &Rep
     // A fixed key: the figures do not depend on it.
     let key: Vec<u8> = (1..=UMAC_KEY_LEN as u8).collect();
     for &alg in &args.algs {
-        let (inputs, seqs, ip_bytes) = inputs(&packets, alg);
-        let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+        let batch = packets.inputs(alg);
+        let (seqs, ip_bytes) = (batch.seqs, batch.ip_bytes);
+        let refs: Vec<&[u8]> = batch.inputs.iter().map(Vec::as_slice).collect();
         let keyed = MacKey::new(alg, &key).expect("a 16-byte key suits every algorithm");
         let mut threads = vec![1];
         if args.jobs > 1 {

@@ -3,36 +3,25 @@
 //! them, `bench` times the ICV algorithms over a capture's packets against
 //! the link rates of RFC 1810's speed lab and today's.
 //!
-//! - [`args`]: command lines and keys; [`capture`] and [`write`]: pcap and
-//!   pcapng in and out, [`stream`]: reading them chunk by chunk; [`link`]:
-//!   link layers; [`ip`]: IPv4/IPv6 headers; [`mutable`]: the ICV input (mutable fields zeroed); [`ah`]: the header
-//!   itself; [`icv`]: the keyed ICV algorithms; [`packet`]: a frame's IP
-//!   packet located; [`problem`] and [`report`]: what went wrong, and saying
-//!   so; [`sign`], [`verify`], [`bench`]: the commands.
+//! The packets themselves (captures, link layers, IP, the AH, ICVs, signing
+//! and verifying) are the packets crate's ([`linerate_packets`]); here are
+//! the command lines ([`args`]), the messages ([`report`]) and the
+//! commands: [`sign`], [`verify`] and [`bench`].
 //!
-//! `sign` and `verify` read their capture chunk by chunk ([`stream`]), in
-//! bounded memory; `bench` reads it into memory whole (it times the
-//! algorithms over all of it).
+//! `sign` and `verify` read their capture chunk by chunk, in bounded
+//! memory; `bench` reads it into memory whole (it times the algorithms over
+//! all of it).
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-pub mod ah;
 pub mod args;
 pub mod bench;
-pub mod capture;
-pub mod icv;
-pub mod ip;
-pub mod link;
-pub mod mutable;
-pub mod packet;
-pub mod problem;
 pub mod report;
 pub mod sign;
-pub mod stream;
 pub mod verify;
-pub mod write;
 
+use linerate_packets::{capture, stream};
 use report::Reporter;
 
 /// Everything signed or verified.

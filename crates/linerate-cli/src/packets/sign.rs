@@ -1,146 +1,16 @@
-//! `linerate packets sign`: every whole, unfragmented IP packet of a capture
-//! gets an AH in transport mode (RFC 4302); everything else is copied
-//! unchanged and reported.
-//!
-//! The capture is read chunk by chunk ([`super::stream`]) and every record
-//! is written out at once, a signed packet's frame built directly in the
-//! writer's buffer with its ICV zeroed; the ICVs are computed in batches
-//! (the multi-buffer HMAC-MD5) and filled in before the buffer is written.
+//! `linerate packets sign`: the capture signed by the packets crate
+//! ([`linerate_packets::sign`]) into an output file put in place only when
+//! whole ([`crate::output::OutputFile`]); every packet copied unchanged is
+//! reported with its index, then the summary.
 
 use std::path::Path;
 
-use super::ah;
-use super::capture::{Item, Packet};
-use linerate::MacAlgorithm;
-use linerate::mac::MacKey;
+use linerate_packets::sign::{SignError, Signing, sign};
+use linerate_packets::write::CaptureWriter;
 
-use super::icv;
-use super::ip::{self, AH};
-use super::mutable::icv_input;
-use super::packet::{Located, locate};
-use super::problem::{Kind, Problem, Tally};
 use super::report::Reporter;
-use super::stream::CaptureReader;
-use super::write::{CaptureWriter, FLUSH_AT};
 use super::{EXIT_FAILURE, EXIT_SETUP, EXIT_SUCCESS};
-
-/// Packets whose ICVs are computed together.
-const BATCH: usize = 256;
-
-/// A packet with its AH in place, ICV still zero.
-#[derive(Default)]
-pub struct Signed {
-    /// The whole frame, AH inserted.
-    pub frame: Vec<u8>,
-    pub ip_at: usize,
-    /// The IP packet's new length.
-    pub ip_len: usize,
-    /// The AH's offset from the IP header, and its length.
-    pub ah_at: usize,
-    pub ah_len: usize,
-    pub seq: u32,
-    /// The ICV input: the IP packet with mutable fields and ICV zeroed.
-    pub input: Vec<u8>,
-}
-
-impl Signed {
-    /// The IP packet (without link-layer padding).
-    pub fn ip(&self) -> &[u8] {
-        &self.frame[self.ip_at..self.ip_at + self.ip_len]
-    }
-}
-
-/// Builds `frame` with an AH inserted, and its ICV input, into `out`
-/// (reused), or says why the packet is not signed.
-pub fn insert_ah(
-    frame: &[u8],
-    at: &Located,
-    alg: MacAlgorithm,
-    spi: u32,
-    seq: u32,
-    out: &mut Signed,
-) -> Result<(), Problem> {
-    out.frame.clear();
-    build(frame, at, alg, spi, seq, &mut out.frame, &mut out.input)?;
-    let ah_len = ah::length(alg.tag_len(), at.layout.version);
-    out.ip_at = at.ip_at;
-    out.ip_len = at.layout.len + ah_len;
-    out.ah_at = at.layout.insert_at;
-    out.ah_len = ah_len;
-    out.seq = seq;
-    Ok(())
-}
-
-/// Appends `frame` with an AH inserted (ICV zero) to `dest`, and puts its
-/// ICV input into `input`; the ICV's offset in `dest`. On an error, `dest`
-/// may hold part of the frame.
-fn build(
-    frame: &[u8],
-    at: &Located,
-    alg: MacAlgorithm,
-    spi: u32,
-    seq: u32,
-    dest: &mut Vec<u8>,
-    input: &mut Vec<u8>,
-) -> Result<usize, Problem> {
-    let layout = &at.layout;
-    if layout.fragment {
-        return Err(Problem::new(Kind::Fragment, "fragment: not signed"));
-    }
-    if layout.ah_at.is_some() {
-        return Err(Problem::new(Kind::AlreadyAh, "already carries an AH"));
-    }
-    let ah_len = ah::length(alg.tag_len(), layout.version);
-    let insert = at.ip_at + layout.insert_at;
-    let next_header = frame[at.ip_at + layout.next_header_at];
-    let base = dest.len();
-    dest.reserve(frame.len() + ah_len);
-    dest.extend_from_slice(&frame[..insert]);
-    ah::build(next_header, spi, seq, ah_len, dest);
-    dest.extend_from_slice(&frame[insert..]);
-    let signed = &mut dest[base..];
-    signed[at.ip_at + layout.next_header_at] = AH;
-    ip::grow(&mut signed[at.ip_at..], layout.version, ah_len)?;
-    let ip_len = layout.len + ah_len;
-    let ip = &signed[at.ip_at..at.ip_at + ip_len];
-    icv_input(
-        ip,
-        layout.version,
-        ip_len,
-        layout.insert_at,
-        alg.tag_len(),
-        input,
-    )?;
-    Ok(insert + base + ah::FIXED)
-}
-
-/// The signed packets of the writer's buffer whose ICVs are still zero.
-struct Batch {
-    keyed: MacKey,
-    alg: MacAlgorithm,
-    /// ICV inputs, reused; the first `seqs.len()` are this batch's.
-    inputs: Vec<Vec<u8>>,
-    seqs: Vec<u32>,
-    /// Where each ICV goes in the writer's buffer.
-    icv_at: Vec<usize>,
-    tags: Vec<[u8; 16]>,
-}
-
-impl Batch {
-    /// Computes the batch's ICVs together and fills them in.
-    fn seal(&mut self, buf: &mut [u8]) {
-        let n = self.seqs.len();
-        let refs: Vec<&[u8]> = self.inputs[..n].iter().map(Vec::as_slice).collect();
-        self.tags.resize(n, [0; 16]);
-        icv::tags(&mut self.keyed, &refs, &self.seqs, &mut self.tags);
-        let len = self.alg.tag_len();
-        for (&at, tag) in self.icv_at.iter().zip(&self.tags) {
-            buf[at..at + len].copy_from_slice(&tag[..len]);
-        }
-        self.seqs.clear();
-        self.icv_at.clear();
-    }
-}
+use crate::output::{OutputFile, reason};
 
 /// Runs `sign`; the exit status.
 pub fn run(args: super::args::Sign) -> u8 {
@@ -149,164 +19,51 @@ pub fn run(args: super::args::Sign) -> u8 {
         Ok(k) => k,
         Err(status) => return status,
     };
-    let reader = match super::open_capture(&args.input, &reporter) {
+    let mut reader = match super::open_capture(&args.input, &reporter) {
         Ok(r) => r,
         Err(status) => return status,
     };
-    sign_capture(reader, &args, keyed, &reporter)
-}
-
-/// Signs the capture `reader` reads into `args.output`.
-fn sign_capture(
-    mut reader: CaptureReader,
-    args: &super::args::Sign,
-    keyed: MacKey,
-    reporter: &Reporter,
-) -> u8 {
-    let alg = args.keying.alg;
-    let out_path = Path::new(&args.output);
     let out_reporter = Reporter::new(args.output.as_os_str(), true);
-    let mut writer = match CaptureWriter::create(out_path) {
-        Ok(w) => w,
+    let out = match OutputFile::create(Path::new(&args.output), "packets") {
+        Ok(out) => out,
         Err(e) => {
-            out_reporter.error(&format!("cannot create: {}", text(&e)));
+            out_reporter.error(&format!("cannot create: {}", reason(&e)));
             return EXIT_SETUP;
         }
     };
-    let mut batch = Batch {
-        keyed,
-        alg,
-        inputs: (0..BATCH).map(|_| Vec::new()).collect(),
-        seqs: Vec::with_capacity(BATCH),
-        icv_at: Vec::with_capacity(BATCH),
-        tags: Vec::with_capacity(BATCH),
+    let mut writer = CaptureWriter::new(out);
+    let signing = Signing {
+        spi: args.spi,
+        seq_start: args.seq_start,
     };
-    let mut packets = 0usize;
-    let mut signed = 0usize;
-    let mut skipped = Tally::default();
-    let mut next_seq = u64::from(args.seq_start);
-    loop {
-        let records = match reader.next_chunk() {
-            Ok(Some(records)) => records,
-            Ok(None) => break,
-            Err(e) => {
-                reporter.error(&text(&e));
-                return EXIT_SETUP;
-            }
-        };
-        for item in records {
-            let packet = match item {
-                Ok(Item::Packet(packet)) => packet,
-                Ok(Item::Raw {
-                    bytes,
-                    kind,
-                    big_endian,
-                }) => {
-                    writer.raw(bytes, kind, big_endian);
-                    continue;
-                }
-                Err(e) => {
-                    reporter.packet(e.index, &e.message);
-                    packets += 1;
-                    skipped.add(Kind::Capture);
-                    break;
-                }
-            };
-            packets += 1;
-            let outcome = match locate(&packet) {
-                Ok(Some(at)) => match u32::try_from(next_seq) {
-                    Ok(seq) => {
-                        match sign_into(&mut writer, &mut batch, &packet, &at, args.spi, seq) {
-                            Ok(outcome) => outcome,
-                            Err(e) => {
-                                out_reporter.error(&format!("write error: {}", text(&e)));
-                                return EXIT_FAILURE;
-                            }
-                        }
-                    }
-                    Err(_) => Err(Problem::unsupported(
-                        "sequence numbers exhausted: a new SA (another SPI or key) is needed",
-                    )),
-                },
-                Ok(None) => Err(Problem::new(Kind::NotIp, "not IP: copied unchanged")),
-                Err(p) => Err(p),
-            };
-            let copied = match outcome {
-                Ok(()) => {
-                    signed += 1;
-                    next_seq += 1;
-                    Ok(())
-                }
-                Err(problem) => {
-                    reporter.packet(packet.index, &problem.message);
-                    skipped.add(problem.kind);
-                    writer.packet(&packet, packet.data, packet.orig_len)
-                }
-            };
-            let full = batch.seqs.len() == BATCH || writer.buf.len() >= FLUSH_AT;
-            let written = copied.and_then(|()| {
-                if full {
-                    batch.seal(&mut writer.buf);
-                    writer.drain()
-                } else {
-                    Ok(())
-                }
-            });
-            if let Err(e) = written {
-                out_reporter.error(&format!("write error: {}", text(&e)));
-                return EXIT_FAILURE;
-            }
+    let mut note = |index: usize, message: &str| reporter.packet(index, message);
+    let done = match sign(&mut reader, &mut writer, keyed, &signing, &mut note) {
+        Ok(done) => done,
+        Err(SignError::Read(e)) => {
+            reporter.error(&reason(&e));
+            return EXIT_SETUP;
         }
-    }
-    batch.seal(&mut writer.buf);
-    if let Err(e) = writer.commit(out_path) {
-        out_reporter.error(&format!("write error: {}", text(&e)));
+        Err(SignError::Write(e)) => {
+            out_reporter.error(&format!("write error: {}", reason(&e)));
+            return EXIT_FAILURE;
+        }
+    };
+    if let Err(e) = writer.finish().and_then(OutputFile::commit) {
+        out_reporter.error(&format!("write error: {}", reason(&e)));
         return EXIT_FAILURE;
     }
+    let skipped = done.skipped.total();
     let mut line = format!(
-        "{packets} packets: {signed} signed, {} skipped",
-        skipped.total()
+        "{} packets: {} signed, {skipped} skipped",
+        done.packets, done.signed
     );
-    if skipped.total() > 0 {
-        line.push_str(&format!(" ({})", skipped.describe()));
+    if skipped > 0 {
+        line.push_str(&format!(" ({})", done.skipped.describe()));
     }
     reporter.summary(&line);
-    if skipped.total() == 0 {
+    if skipped == 0 {
         EXIT_SUCCESS
     } else {
         EXIT_FAILURE
     }
-}
-
-/// Writes `packet`'s record with an AH inserted, its ICV left to the
-/// batch; on a problem, nothing is written. An error if the record
-/// cannot be written at all (too long for its length field).
-fn sign_into(
-    writer: &mut CaptureWriter,
-    batch: &mut Batch,
-    packet: &Packet<'_>,
-    at: &Located,
-    spi: u32,
-    seq: u32,
-) -> std::io::Result<Result<(), Problem>> {
-    let ah_len = ah::length(batch.alg.tag_len(), at.layout.version);
-    let orig_len = packet.orig_len.saturating_add(ah_len as u32);
-    let open = writer.begin(packet, packet.data.len() + ah_len, orig_len)?;
-    let input = &mut batch.inputs[batch.seqs.len()];
-    match build(packet.data, at, batch.alg, spi, seq, &mut writer.buf, input) {
-        Ok(icv_at) => {
-            writer.end(packet, open);
-            batch.seqs.push(seq);
-            batch.icv_at.push(icv_at);
-            Ok(Ok(()))
-        }
-        Err(problem) => {
-            writer.abandon(open);
-            Ok(Err(problem))
-        }
-    }
-}
-
-fn text(e: &std::io::Error) -> String {
-    String::from_utf8_lossy(&crate::sum::console::error_text(e)).into_owned()
 }

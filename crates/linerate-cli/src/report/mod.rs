@@ -13,11 +13,11 @@ pub mod markdown;
 pub mod plots;
 
 use crate::PROGRAM;
-use crate::output::print_or_quiet;
+use crate::output::{OutputFile, print_or_quiet, reason};
 use crate::speed::{self, args::Options};
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -102,7 +102,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
     // The temporary file first: an unwritable place fails now, not after
     // the lab has run.
     let temp = match &options.output {
-        Some(path) => match temp_beside(path) {
+        Some(path) => match OutputFile::create(path, "report") {
             Ok(temp) => Some(temp),
             Err(e) => {
                 eprintln!(
@@ -131,60 +131,24 @@ pub fn main(args: &[OsString]) -> ExitCode {
         html::render(&lab)
     };
     match (temp, &options.output) {
-        (Some(temp), Some(path)) => match finish(temp, path, page.as_bytes()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!(
-                    "{PROGRAM}: report: cannot write '{}': {}",
-                    path.display(),
-                    reason(&e)
-                );
-                ExitCode::from(1)
+        (Some(mut temp), Some(path)) => {
+            match temp.write_all(page.as_bytes()).and_then(|()| temp.commit()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!(
+                        "{PROGRAM}: report: cannot write '{}': {}",
+                        path.display(),
+                        reason(&e)
+                    );
+                    ExitCode::from(1)
+                }
             }
-        },
+        }
         _ => {
             print_or_quiet(page.as_bytes());
             ExitCode::SUCCESS
         }
     }
-}
-
-/// A temporary file in `path`'s directory, to be renamed onto `path`.
-fn temp_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if path.is_dir() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::IsADirectory,
-            "is a directory",
-        ));
-    }
-    // Readable by all, as a new file would be.
-    tempfile::Builder::new()
-        .prefix(".linerate-report.")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
-        .tempfile_in(dir)
-}
-
-/// An I/O error without the temporary file's name that tempfile appends
-/// (the user named the output, not the temporary file).
-fn reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" at path ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
-}
-
-/// Writes `bytes` to `temp` and renames it onto `path`; on failure the
-/// temporary file is removed (when `temp` drops) and `path` untouched.
-fn finish(mut temp: tempfile::NamedTempFile, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    temp.write_all(bytes)?;
-    temp.flush()?;
-    // A report is not precious: no fsync, only atomicity.
-    temp.persist(path).map(drop).map_err(|e| e.error)
 }
 
 /// Escapes `&`, `<`, `>` and `"` for HTML text and attributes (Markdown

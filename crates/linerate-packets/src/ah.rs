@@ -3,8 +3,8 @@
 //! Number, then the ICV padded with zeros so that the whole AH is a
 //! multiple of 4 bytes (IPv4) or 8 bytes (IPv6).
 
-use super::ip::Version;
-use super::problem::Problem;
+use crate::ip::Version;
+use crate::problem::Problem;
 
 /// The fixed part before the ICV.
 pub const FIXED: usize = 12;

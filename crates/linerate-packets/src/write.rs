@@ -1,11 +1,7 @@
 //! Writing a capture in the input's format (pcap in its byte order, or
-//! pcapng block by block) through a temporary file in the output's
-//! directory, put in the output's place only when everything was written
-//! (renamed there, or swapped with the file it replaces): a failed or
-//! killed run leaves no half-written capture (and a failed one no temporary
-//! file). The file is not synced before the rename: like `cp` or
-//! `sort -o`, we promise a whole OUT or none, not one that survives a power
-//! failure, and the sync would cost a third of the run.
+//! pcapng block by block) to any [`Write`]: where the bytes end up (a
+//! temporary file put in place only once whole, standard output) is the
+//! caller's business.
 //!
 //! Records are built in one reused buffer (a signed packet's frame directly
 //! in it, its ICV filled in later) and written out in large pieces.
@@ -16,14 +12,9 @@
 //! rebuilt around their (possibly longer) data with their timestamps,
 //! interface and options.
 
-use std::fs::Permissions;
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
-use tempfile::NamedTempFile;
-
-use super::capture::{Packet, RawKind, Record, u32_from};
+use crate::capture::{Packet, RawKind, Record, u32_from};
 
 /// The most bytes an AH adds (a 16-byte ICV padded for IPv6).
 pub const MAX_AH: u32 = 32;
@@ -32,10 +23,10 @@ pub const MAX_AH: u32 = 32;
 /// still to be filled in: see [`CaptureWriter::drain`]).
 pub const FLUSH_AT: usize = 1 << 20;
 
-/// A capture being written to a temporary file.
-pub struct CaptureWriter {
-    file: NamedTempFile,
-    /// Records not yet written to the file.
+/// A capture being written to `W`.
+pub struct CaptureWriter<W> {
+    out: W,
+    /// Records not yet written out.
     pub buf: Vec<u8>,
 }
 
@@ -46,23 +37,13 @@ pub struct Open {
     data_len: usize,
 }
 
-impl CaptureWriter {
-    /// A temporary file beside `path` (readable by all, as a new capture
-    /// would be).
-    pub fn create(path: &Path) -> io::Result<CaptureWriter> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let file = tempfile::Builder::new()
-            .prefix(".linerate-packets-")
-            .suffix(".tmp")
-            .permissions(Permissions::from_mode(0o644))
-            .tempfile_in(dir)?;
-        Ok(CaptureWriter {
-            file,
+impl<W: Write> CaptureWriter<W> {
+    /// A writer of records to `out`.
+    pub fn new(out: W) -> CaptureWriter<W> {
+        CaptureWriter {
+            out,
             buf: Vec::with_capacity(2 * FLUSH_AT),
-        })
+        }
     }
 
     /// Copies a header or a block without packets.
@@ -162,55 +143,22 @@ impl CaptureWriter {
         self.buf.truncate(open.start);
     }
 
-    /// Writes the buffer to the file if it holds [`FLUSH_AT`] bytes or
-    /// more; the caller has filled in every ICV in it.
+    /// Writes the buffer out if it holds [`FLUSH_AT`] bytes or more; the
+    /// caller has filled in every ICV in it.
     pub fn drain(&mut self) -> io::Result<()> {
         if self.buf.len() >= FLUSH_AT {
-            self.file.write_all(&self.buf)?;
+            self.out.write_all(&self.buf)?;
             self.buf.clear();
         }
         Ok(())
     }
 
-    /// Writes what is left and puts the temporary file at `path` (no
-    /// sync: see the module's documentation).
-    pub fn commit(mut self, path: &Path) -> io::Result<()> {
-        self.file.write_all(&self.buf)?;
-        put_in_place(self.file, path)
+    /// Writes what is left and hands back the output.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.write_all(&self.buf)?;
+        self.out.flush()?;
+        Ok(self.out)
     }
-}
-
-/// Moves `file` to `path`. A regular file already at `path` is swapped
-/// with it (Linux's `RENAME_EXCHANGE`) and then removed under the temporary
-/// name: a rename over an existing file makes ext4 (with its default
-/// `auto_da_alloc`) write the new file's data back inside the rename, which
-/// measured about a third of a whole `sign` run of 153 MB. Either way `path`
-/// names the old capture or the whole new one at every moment, never
-/// neither.
-#[cfg(target_os = "linux")]
-fn put_in_place(file: NamedTempFile, path: &Path) -> io::Result<()> {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
-    let replaces_a_file = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
-    if replaces_a_file && renameat_with(CWD, file.path(), CWD, path, RenameFlags::EXCHANGE).is_ok()
-    {
-        let old_at = file.path().to_path_buf();
-        return file.close().map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!(
-                    "the new capture is in place, but the one it replaced is left at {}: {e}",
-                    old_at.display()
-                ),
-            )
-        });
-    }
-    // Nothing to replace, or no RENAME_EXCHANGE on this file system.
-    file.persist(path).map(drop).map_err(|e| e.error)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn put_in_place(file: NamedTempFile, path: &Path) -> io::Result<()> {
-    file.persist(path).map(drop).map_err(|e| e.error)
 }
 
 fn u32_to(v: u32, big_endian: bool) -> [u8; 4] {

@@ -16,7 +16,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read};
 
-use super::capture::{CaptureError, Format, Item, OpenError, Parser};
+use crate::capture::{CaptureError, Format, Item, OpenError, Parser};
 
 /// The buffer's size: large enough that reads and the moving of a cut
 /// record cost little, small enough to stay in the caches.

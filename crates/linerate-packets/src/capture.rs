@@ -5,7 +5,7 @@
 //!
 //! [`Parser`] reads record after record from whatever bytes it is given,
 //! and says how many bytes the next record needs ([`Parser::needed`]), so
-//! that [`super::stream`] can feed it a file chunk by chunk; [`Capture`]
+//! that [`crate::stream`] can feed it a file chunk by chunk; [`Capture`]
 //! feeds it a capture held in memory whole. Either yields every record in
 //! file order: the file and section
 //! headers and blocks without packets as raw bytes (so that `sign` copies

@@ -2,7 +2,7 @@
 //! 3.1.1 with RFC 8200's header order) or where it is, and the length and
 //! checksum fields `sign` rewrites.
 
-use super::problem::{Kind, Problem};
+use crate::problem::{Kind, Problem};
 use linerate::checksum::Checksum;
 
 /// IP protocol / next header numbers.

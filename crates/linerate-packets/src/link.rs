@@ -3,7 +3,7 @@
 //! IPv4/IPv6 only), Linux cooked captures SLL (113) and SLL2 (276). The
 //! framing is never changed: `sign` inserts the AH inside the IP packet.
 
-use super::problem::Problem;
+use crate::problem::Problem;
 
 /// The link types `linerate packets` reads.
 pub const SUPPORTED: &str = "1 (Ethernet), 101/228/229 (raw IP), 113 (SLL), 276 (SLL2)";

@@ -18,8 +18,8 @@
 //! destination sees (the addresses swapped through, segments left 0, the
 //! destination address the last hop).
 
-use super::ip::{self, DEST_OPTS, HOP_BY_HOP, IPV6_HEADER, ROUTING, Version};
-use super::problem::Problem;
+use crate::ip::{self, DEST_OPTS, HOP_BY_HOP, IPV6_HEADER, ROUTING, Version};
+use crate::problem::Problem;
 
 /// IPv4 options RFC 4302 Appendix A.1 lists as immutable (full type bytes).
 const IMMUTABLE_V4_OPTIONS: [u8; 7] = [0, 1, 130, 133, 134, 148, 149];

@@ -1,10 +1,10 @@
 //! A captured packet's IP packet: past the link layer, whole (not cut at
 //! the snap length), its headers read.
 
-use super::capture::Packet;
-use super::ip::{self, Layout};
-use super::link;
-use super::problem::{Kind, Problem};
+use crate::capture::Packet;
+use crate::ip::{self, Layout};
+use crate::link;
+use crate::problem::{Kind, Problem};
 
 /// Where a frame's IP packet is and what it holds.
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,282 @@
+//! Signing a capture: every whole, unfragmented IP packet gets an AH in
+//! transport mode (RFC 4302); everything else is copied unchanged and
+//! reported.
+//!
+//! The capture is read chunk by chunk ([`crate::stream`]) and every record
+//! is written out at once, a signed packet's frame built directly in the
+//! writer's buffer with its ICV zeroed; the ICVs are computed in batches
+//! (the multi-buffer HMAC-MD5) and filled in before the buffer is written.
+
+use std::io::{self, Write};
+
+use linerate::MacAlgorithm;
+use linerate::mac::MacKey;
+
+use crate::ah;
+use crate::capture::{Item, Packet};
+use crate::icv;
+use crate::ip::{self, AH};
+use crate::mutable::icv_input;
+use crate::packet::{Located, locate};
+use crate::problem::{Kind, Problem, Tally};
+use crate::stream::CaptureReader;
+use crate::write::{CaptureWriter, FLUSH_AT};
+
+/// Packets whose ICVs are computed together.
+const BATCH: usize = 256;
+
+/// A packet with its AH in place, ICV still zero.
+#[derive(Default)]
+pub struct Inserted {
+    /// The whole frame, AH inserted.
+    pub frame: Vec<u8>,
+    pub ip_at: usize,
+    /// The IP packet's new length.
+    pub ip_len: usize,
+    /// The AH's offset from the IP header, and its length.
+    pub ah_at: usize,
+    pub ah_len: usize,
+    pub seq: u32,
+    /// The ICV input: the IP packet with mutable fields and ICV zeroed.
+    pub input: Vec<u8>,
+}
+
+impl Inserted {
+    /// The IP packet (without link-layer padding).
+    pub fn ip(&self) -> &[u8] {
+        &self.frame[self.ip_at..self.ip_at + self.ip_len]
+    }
+}
+
+/// Builds `frame` with an AH inserted, and its ICV input, into `out`
+/// (reused), or says why the packet is not signed.
+pub fn insert_ah(
+    frame: &[u8],
+    at: &Located,
+    alg: MacAlgorithm,
+    spi: u32,
+    seq: u32,
+    out: &mut Inserted,
+) -> Result<(), Problem> {
+    out.frame.clear();
+    build(frame, at, alg, spi, seq, &mut out.frame, &mut out.input)?;
+    let ah_len = ah::length(alg.tag_len(), at.layout.version);
+    out.ip_at = at.ip_at;
+    out.ip_len = at.layout.len + ah_len;
+    out.ah_at = at.layout.insert_at;
+    out.ah_len = ah_len;
+    out.seq = seq;
+    Ok(())
+}
+
+/// Appends `frame` with an AH inserted (ICV zero) to `dest`, and puts its
+/// ICV input into `input`; the ICV's offset in `dest`. On an error, `dest`
+/// may hold part of the frame.
+fn build(
+    frame: &[u8],
+    at: &Located,
+    alg: MacAlgorithm,
+    spi: u32,
+    seq: u32,
+    dest: &mut Vec<u8>,
+    input: &mut Vec<u8>,
+) -> Result<usize, Problem> {
+    let layout = &at.layout;
+    if layout.fragment {
+        return Err(Problem::new(Kind::Fragment, "fragment: not signed"));
+    }
+    if layout.ah_at.is_some() {
+        return Err(Problem::new(Kind::AlreadyAh, "already carries an AH"));
+    }
+    let ah_len = ah::length(alg.tag_len(), layout.version);
+    let insert = at.ip_at + layout.insert_at;
+    let next_header = frame[at.ip_at + layout.next_header_at];
+    let base = dest.len();
+    dest.reserve(frame.len() + ah_len);
+    dest.extend_from_slice(&frame[..insert]);
+    ah::build(next_header, spi, seq, ah_len, dest);
+    dest.extend_from_slice(&frame[insert..]);
+    let signed = &mut dest[base..];
+    signed[at.ip_at + layout.next_header_at] = AH;
+    ip::grow(&mut signed[at.ip_at..], layout.version, ah_len)?;
+    let ip_len = layout.len + ah_len;
+    let ip = &signed[at.ip_at..at.ip_at + ip_len];
+    icv_input(
+        ip,
+        layout.version,
+        ip_len,
+        layout.insert_at,
+        alg.tag_len(),
+        input,
+    )?;
+    Ok(insert + base + ah::FIXED)
+}
+
+/// The signed packets of the writer's buffer whose ICVs are still zero.
+struct Batch {
+    keyed: MacKey,
+    alg: MacAlgorithm,
+    /// ICV inputs, reused; the first `seqs.len()` are this batch's.
+    inputs: Vec<Vec<u8>>,
+    seqs: Vec<u32>,
+    /// Where each ICV goes in the writer's buffer.
+    icv_at: Vec<usize>,
+    tags: Vec<[u8; 16]>,
+}
+
+impl Batch {
+    /// Computes the batch's ICVs together and fills them in.
+    fn seal(&mut self, buf: &mut [u8]) {
+        let n = self.seqs.len();
+        let refs: Vec<&[u8]> = self.inputs[..n].iter().map(Vec::as_slice).collect();
+        self.tags.resize(n, [0; 16]);
+        icv::tags(&mut self.keyed, &refs, &self.seqs, &mut self.tags);
+        let len = self.alg.tag_len();
+        for (&at, tag) in self.icv_at.iter().zip(&self.tags) {
+            buf[at..at + len].copy_from_slice(&tag[..len]);
+        }
+        self.seqs.clear();
+        self.icv_at.clear();
+    }
+}
+
+/// How a capture is signed.
+pub struct Signing {
+    /// The Security Parameters Index of every AH.
+    pub spi: u32,
+    /// The first packet's sequence number.
+    pub seq_start: u32,
+}
+
+/// What signing a capture came to.
+#[derive(Debug, Default)]
+pub struct Signed {
+    /// Packets read (a record that could not be read counts, and ends the
+    /// capture).
+    pub packets: usize,
+    pub signed: usize,
+    /// Packets copied unchanged, by why.
+    pub skipped: Tally,
+}
+
+/// Why signing stopped before the end of the capture.
+#[derive(Debug, thiserror::Error)]
+pub enum SignError {
+    /// The input could not be read.
+    #[error("{0}")]
+    Read(#[source] io::Error),
+    /// The output could not be written.
+    #[error("{0}")]
+    Write(#[source] io::Error),
+}
+
+/// Signs every packet `reader` reads with `key` into `writer`; `note`
+/// hears of every packet copied unchanged (its index counted from 1, and
+/// why). The writer is left holding the whole output, to be finished by
+/// the caller.
+pub fn sign<W: Write>(
+    reader: &mut CaptureReader,
+    writer: &mut CaptureWriter<W>,
+    key: MacKey,
+    signing: &Signing,
+    note: &mut dyn FnMut(usize, &str),
+) -> Result<Signed, SignError> {
+    let alg = key.algorithm();
+    let mut batch = Batch {
+        keyed: key,
+        alg,
+        inputs: (0..BATCH).map(|_| Vec::new()).collect(),
+        seqs: Vec::with_capacity(BATCH),
+        icv_at: Vec::with_capacity(BATCH),
+        tags: Vec::with_capacity(BATCH),
+    };
+    let mut done = Signed::default();
+    let mut next_seq = u64::from(signing.seq_start);
+    while let Some(records) = reader.next_chunk().map_err(SignError::Read)? {
+        for item in records {
+            let packet = match item {
+                Ok(Item::Packet(packet)) => packet,
+                Ok(Item::Raw {
+                    bytes,
+                    kind,
+                    big_endian,
+                }) => {
+                    writer.raw(bytes, kind, big_endian);
+                    continue;
+                }
+                Err(e) => {
+                    note(e.index, &e.message);
+                    done.packets += 1;
+                    done.skipped.add(Kind::Capture);
+                    break;
+                }
+            };
+            done.packets += 1;
+            let outcome = match locate(&packet) {
+                Ok(Some(at)) => match u32::try_from(next_seq) {
+                    Ok(seq) => sign_into(writer, &mut batch, &packet, &at, signing.spi, seq)
+                        .map_err(SignError::Write)?,
+                    Err(_) => Err(Problem::unsupported(
+                        "sequence numbers exhausted: a new SA (another SPI or key) is needed",
+                    )),
+                },
+                Ok(None) => Err(Problem::new(Kind::NotIp, "not IP: copied unchanged")),
+                Err(p) => Err(p),
+            };
+            let copied = match outcome {
+                Ok(()) => {
+                    done.signed += 1;
+                    next_seq += 1;
+                    Ok(())
+                }
+                Err(problem) => {
+                    note(packet.index, &problem.message);
+                    done.skipped.add(problem.kind);
+                    writer.packet(&packet, packet.data, packet.orig_len)
+                }
+            };
+            let full = batch.seqs.len() == BATCH || writer.buf.len() >= FLUSH_AT;
+            copied
+                .and_then(|()| {
+                    if full {
+                        batch.seal(&mut writer.buf);
+                        writer.drain()
+                    } else {
+                        Ok(())
+                    }
+                })
+                .map_err(SignError::Write)?;
+        }
+    }
+    batch.seal(&mut writer.buf);
+    Ok(done)
+}
+
+/// Writes `packet`'s record with an AH inserted, its ICV left to the
+/// batch; on a problem, nothing is written. An error if the record
+/// cannot be written at all (too long for its length field).
+fn sign_into<W: Write>(
+    writer: &mut CaptureWriter<W>,
+    batch: &mut Batch,
+    packet: &Packet<'_>,
+    at: &Located,
+    spi: u32,
+    seq: u32,
+) -> io::Result<Result<(), Problem>> {
+    let ah_len = ah::length(batch.alg.tag_len(), at.layout.version);
+    let orig_len = packet.orig_len.saturating_add(ah_len as u32);
+    let open = writer.begin(packet, packet.data.len() + ah_len, orig_len)?;
+    let input = &mut batch.inputs[batch.seqs.len()];
+    match build(packet.data, at, batch.alg, spi, seq, &mut writer.buf, input) {
+        Ok(icv_at) => {
+            writer.end(packet, open);
+            batch.seqs.push(seq);
+            batch.icv_at.push(icv_at);
+            Ok(Ok(()))
+        }
+        Err(problem) => {
+            writer.abandon(open);
+            Ok(Err(problem))
+        }
+    }
+}
