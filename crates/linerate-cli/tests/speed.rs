@@ -408,7 +408,7 @@ fn report_to_an_unwritable_place_fails_and_leaves_nothing() {
 #[test]
 fn quotations_are_verbatim() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for seed in linerate_cli::speed::seeds::ALL {
+    for seed in linerate_lab::seeds::ALL {
         let Ok(source) = std::fs::read_to_string(root.join(seed.source)) else {
             eprintln!("{} not found: not checked", seed.source);
             continue;

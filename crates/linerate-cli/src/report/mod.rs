@@ -8,13 +8,11 @@
 //! renamed into place, so it is never left half-written, and an unwritable
 //! place is reported before the lab runs.
 
-pub mod html;
-pub mod markdown;
-pub mod plots;
-
 use crate::PROGRAM;
 use crate::output::{OutputFile, print_or_quiet, reason};
-use crate::speed::{self, args::Options};
+use crate::speed::progress::Progress;
+use linerate_lab::lab::{self, Request};
+use linerate_lab::report::{html, markdown};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -115,16 +113,11 @@ pub fn main(args: &[OsString]) -> ExitCode {
         },
         None => None,
     };
-    let lab = speed::run_lab(&Options {
-        algos: Vec::new(),
-        bytes: None,
-        seconds: None,
-        jobs: 1,
-        json: false,
+    let request = Request {
         quick: options.quick,
-        cold: false,
-        help: false,
-    });
+        ..Request::default()
+    };
+    let lab = lab::run(&request, &Progress::default());
     let page = if options.markdown {
         markdown::render(&lab)
     } else {
@@ -149,20 +142,4 @@ pub fn main(args: &[OsString]) -> ExitCode {
             ExitCode::SUCCESS
         }
     }
-}
-
-/// Escapes `&`, `<`, `>` and `"` for HTML text and attributes (Markdown
-/// tables carry the same text).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
 }

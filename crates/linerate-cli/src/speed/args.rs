@@ -1,6 +1,7 @@
 //! `linerate speed`'s command line.
 
-use super::algo::Algo;
+use linerate_lab::algo::Algo;
+use linerate_lab::lab::Request;
 use std::ffi::OsString;
 
 /// What `linerate speed` was asked to do.
@@ -21,6 +22,20 @@ pub struct Options {
     /// buffer far larger than the caches.
     pub cold: bool,
     pub help: bool,
+}
+
+impl Options {
+    /// The lab run the options ask for.
+    pub fn request(&self) -> Request {
+        Request {
+            algos: self.algos.clone(),
+            bytes: self.bytes,
+            seconds: self.seconds,
+            jobs: self.jobs,
+            quick: self.quick,
+            cold: self.cold,
+        }
+    }
 }
 
 /// The largest block `--bytes` takes (each thread holds one or more).

@@ -6,36 +6,19 @@
 //! hardware model. `linerate report` renders the same lab as HTML or
 //! Markdown.
 //!
-//! One file per job: `args` (command line), `algo` (the throughput rows and
-//! their jobs), `timing` (warm-up, trials, median, spread), `cells`
-//! (measuring cells; the throughput table), `keysetup`, `permac`, `model`
-//! (RFC 1810's models, link rates, hardware), `seeds` (the quotations),
-//! `machine`, `table` (the data model), `progress`, `text` and `json`.
+//! The lab itself is the lab crate's ([`linerate_lab`]); here are its
+//! command line ([`args`]), its progress bar ([`progress`]) and its text
+//! and JSON output.
 
-pub mod algo;
 pub mod args;
-pub mod blocks;
-pub mod cells;
-pub mod json;
-pub mod keysetup;
-pub mod machine;
-pub mod model;
-pub mod permac;
 pub mod progress;
-pub mod seeds;
-pub mod table;
-pub mod text;
-pub mod timing;
 
 use crate::PROGRAM;
 use crate::output::print_or_quiet;
-use algo::Algo;
-use cells::{Context, throughput};
+use linerate_lab::{json, lab, text};
 use progress::Progress;
 use std::ffi::OsString;
 use std::process::ExitCode;
-use table::Lab;
-use timing::Settings;
 
 const USAGE: &str = "\
 Usage: linerate speed [OPTION]... [ALGO]...
@@ -89,7 +72,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         print_or_quiet(USAGE.as_bytes());
         return ExitCode::SUCCESS;
     }
-    let lab = run_lab(&options);
+    let lab = lab::run(&options.request(), &Progress::default());
     let text = if options.json {
         let mut s = serde_json::to_string_pretty(&json::render(&lab)).unwrap_or_default();
         s.push('\n');
@@ -99,74 +82,4 @@ pub fn main(args: &[OsString]) -> ExitCode {
     };
     print_or_quiet(text.as_bytes());
     ExitCode::SUCCESS
-}
-
-/// Measures everything `options` asks for.
-pub fn run_lab(options: &args::Options) -> Lab {
-    let mut settings = if options.quick {
-        Settings::QUICK
-    } else {
-        Settings::DEFAULT
-    };
-    if let Some(seconds) = options.seconds {
-        settings.seconds = seconds;
-    }
-    let everything = options.algos.is_empty();
-    let algos: Vec<Algo> = if everything {
-        Algo::ALL.to_vec()
-    } else {
-        options.algos.clone()
-    };
-    let sizes: Vec<u64> = options
-        .bytes
-        .map_or_else(|| throughput::DEFAULT_SIZES.to_vec(), |b| vec![b]);
-    let cores = crate::sum::args::default_threads();
-    let link_algos = model::link_algos(&algos);
-    let mut total = throughput::cell_count(&algos, &sizes);
-    if everything {
-        total += keysetup::cell_count()
-            + permac::cell_count()
-            + model::cell_count(link_algos.len(), cores);
-    }
-    let progress = Progress::new(total);
-    let machine = machine::Machine::detect();
-    let ctx = Context {
-        settings,
-        threads: options.jobs,
-        cold: options.cold.then(|| {
-            if options.quick {
-                16 << 20
-            } else {
-                blocks::cold_bytes()
-            }
-        }),
-        progress: &progress,
-    };
-    let mut tables = Vec::new();
-    let speeds = throughput::measure(&ctx, &algos, &sizes);
-    let digests = throughput::then_and_now(&speeds);
-    tables.push(speeds);
-    tables.extend(digests);
-    if everything {
-        tables.push(keysetup::measure(&ctx));
-        let macs = permac::measure(&ctx);
-        let macs_then = permac::then_and_now(&macs);
-        tables.push(macs);
-        tables.push(macs_then);
-        // RFC 1810's cold data: far larger than a last-level cache, except
-        // in a quick run, whose figures are rough anyway.
-        let cold_buffer = if options.quick {
-            16 << 20
-        } else {
-            blocks::cold_bytes()
-        };
-        let (model, model_then) = model::rfc1810(&ctx, cold_buffer);
-        tables.push(model);
-        tables.push(model_then);
-        tables.push(model::links(&ctx, &link_algos, cores));
-        tables.push(model::hardware_model());
-        tables.push(model::hardware_results());
-    }
-    progress.finish();
-    Lab { machine, tables }
 }

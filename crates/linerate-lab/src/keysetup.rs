@@ -4,10 +4,10 @@
 //! could have been encrypted meanwhile (set_key / CBC-8 time x 8), with the
 //! 1998 Pentium Pro figures beside. Ciphers from RustCrypto's crates.
 
-use super::cells::{Context, Rate};
-use super::seeds::{self, EAY_KEY_SETUP};
-use super::table::{Cell, Table, Unit, Value};
-use super::timing::Job;
+use crate::cells::{Context, Rate};
+use crate::seeds::{self, EAY_KEY_SETUP};
+use crate::table::{Cell, Table, Unit, Value};
+use crate::timing::Job;
 use cipher::{Block, BlockCipherEncrypt, KeyInit, StreamCipher};
 use std::hint::black_box;
 

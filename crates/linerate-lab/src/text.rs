@@ -2,8 +2,8 @@
 //! (openssl speed's layout), its notes, the reasons for any `n/a`, and the
 //! seed tables it mirrors, quoted.
 
-use super::table::{Lab, Table};
-use super::timing::NOISY_SPREAD;
+use crate::table::{Lab, Table};
+use crate::timing::NOISY_SPREAD;
 use std::fmt::Write;
 
 /// The whole lab as text.

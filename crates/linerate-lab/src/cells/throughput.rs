@@ -2,10 +2,10 @@
 //! 1000s of bytes per second) and, beside it, Eric Young's 1998 digest table
 //! against today's figures.
 
-use super::super::algo::Algo;
-use super::super::seeds::{self, EAY_DIGESTS, EAY_SIZES};
-use super::super::table::{Cell, Table, Unit, Value};
 use super::{Context, Rate, bytes_cell};
+use crate::algo::Algo;
+use crate::seeds::{self, EAY_DIGESTS, EAY_SIZES};
+use crate::table::{Cell, Table, Unit, Value};
 
 /// openssl speed's block sizes (and so the 1998 table's, plus 16 KiB).
 pub const DEFAULT_SIZES: [u64; 6] = [8, 64, 256, 1024, 8192, 16384];

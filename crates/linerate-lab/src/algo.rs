@@ -2,9 +2,9 @@
 //! and the job that processes one block of each: a one-shot digest or MAC
 //! of the block with its key set up once, as `openssl speed` times them.
 
-use super::blocks::Blocks;
-use super::permac::hmac_job;
-use super::timing::Job;
+use crate::blocks::Blocks;
+use crate::permac::hmac_job;
+use crate::timing::Job;
 use linerate::mac::MacKey;
 use linerate::mac::hmac::{Md5Compression, Sha1Compression};
 use linerate::mac::keyed_md5::KeyedMd5Key;

@@ -4,7 +4,7 @@
 //! spread, trial count and noisy flag; `not_available` with the reason
 //! where there is no figure), and the seed quotations.
 
-use super::table::{Cell, Lab, Table, Value};
+use crate::table::{Cell, Lab, Table, Value};
 use serde_json::{Map, Value as Json, json};
 
 /// The whole lab as one JSON object.

@@ -4,11 +4,11 @@
 //! algorithm keeps up with on one core and on all), and the hardware model
 //! (RFC 1810's formula beside hw/'s synthesis results).
 
-use super::algo::Algo;
-use super::cells::{Context, Rate};
-use super::seeds::{self, RFC1810_MACHINES};
-use super::table::{Cell, Table, Unit, Value};
-use super::timing::{self, Job, Measurement};
+use crate::algo::Algo;
+use crate::cells::{Context, Rate};
+use crate::seeds::{self, RFC1810_MACHINES};
+use crate::table::{Cell, Table, Unit, Value};
+use crate::timing::{self, Job, Measurement};
 
 /// Link rates in bits per second, with their names: RFC 1810's (TCP and
 /// UDP over ATM on a SPARC-20, the OC-12 ATM line) and today's Ethernet.
@@ -386,8 +386,10 @@ pub fn hardware_model() -> Table {
     table
 }
 
-/// hw/'s synthesis results, embedded at build time.
-const HW_RESULTS: &str = include_str!("../../../../hw/results/results.json");
+/// hw/'s synthesis results, embedded at build time: `hw/syn/run.sh` writes
+/// this copy of hw/results/results.json beside its original, so that the
+/// lab's crate holds everything it is built from.
+const HW_RESULTS: &str = include_str!("../data/hw-results.json");
 
 /// The columns shown first when results.json has them.
 const HW_FIRST: [&str; 7] = [

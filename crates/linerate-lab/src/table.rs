@@ -5,8 +5,8 @@
 //! quoted from a seed document, synthesised by hw/ (not measured here), or
 //! not available, with the reason.
 
-use super::seeds::Seed;
-use super::timing::Measurement;
+use crate::seeds::Seed;
+use crate::timing::Measurement;
 use std::borrow::Cow;
 
 /// How a figure is shown, and what it is.
@@ -265,7 +265,7 @@ impl Table {
 /// Everything one run of the lab produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lab {
-    pub machine: super::machine::Machine,
+    pub machine: crate::machine::Machine,
     pub tables: Vec<Table>,
 }
 

@@ -3,11 +3,11 @@
 //! packet, at packet sizes from 64 to 1500 bytes; and the 2007 figures
 //! beside today's.
 
-use super::blocks::Blocks;
-use super::cells::{Context, Rate};
-use super::seeds::{self, OPENSSH_UMAC_OVER_HMAC_MD5_PERCENT, OPENSSH_UMAC_OVER_HMAC_SHA1_PERCENT};
-use super::table::{Cell, Table, Unit, Value};
-use super::timing::Job;
+use crate::blocks::Blocks;
+use crate::cells::{Context, Rate};
+use crate::seeds::{self, OPENSSH_UMAC_OVER_HMAC_MD5_PERCENT, OPENSSH_UMAC_OVER_HMAC_SHA1_PERCENT};
+use crate::table::{Cell, Table, Unit, Value};
+use crate::timing::Job;
 use linerate::mac::hmac::{Compression, Md5Compression, RawHmacKey, Sha1Compression};
 use linerate::mac::umac::{TagBits, Umac};
 use std::hint::black_box;

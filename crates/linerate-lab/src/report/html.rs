@@ -3,8 +3,8 @@
 
 use super::escape;
 use super::plots;
-use crate::speed::table::{Lab, Table};
-use crate::speed::text::{footnotes, grid};
+use crate::table::{Lab, Table};
+use crate::text::{footnotes, grid};
 use std::fmt::Write;
 
 const STYLE: &str = "

@@ -3,9 +3,9 @@
 
 pub mod throughput;
 
-use super::progress::Progress;
-use super::table::{Cell, Unit, Value};
-use super::timing::{Job, Settings, measure};
+use crate::progress::CellProgress;
+use crate::table::{Cell, Unit, Value};
+use crate::timing::{Job, Settings, measure};
 
 /// What a table builder needs to measure cells.
 pub struct Context<'a> {
@@ -15,7 +15,7 @@ pub struct Context<'a> {
     /// `--cold`: the throughput table's blocks come, in turn, from a
     /// buffer of this many bytes.
     pub cold: Option<usize>,
-    pub progress: &'a Progress,
+    pub progress: &'a dyn CellProgress,
 }
 
 impl Context<'_> {

@@ -51,7 +51,7 @@ impl Machine {
                 ("hmac-sha1, sha1", "RustCrypto sha1".to_string()),
                 ("ripemd160, rc4, ciphers", "RustCrypto".to_string()),
             ],
-            threads: crate::sum::args::default_threads(),
+            threads: crate::default_threads(),
             core_hz: linerate::clock::core_hz(),
             tsc_hz: linerate::clock::tsc_hz(),
             commit: COMMIT,

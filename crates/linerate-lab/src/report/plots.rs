@@ -3,8 +3,8 @@
 //! per byte against the 4.0 bound, data rates against link rates, and
 //! MD5-P/K's speed-up over K. A plot that cannot be drawn says why instead.
 
-use crate::speed::model::{LATENCY_BOUND_CYCLES_PER_BYTE, LINK_RATES};
-use crate::speed::table::{Lab, Table};
+use crate::model::{LATENCY_BOUND_CYCLES_PER_BYTE, LINK_RATES};
+use crate::table::{Lab, Table};
 use plotters::prelude::*;
 
 const SIZE: (u32, u32) = (820, 440);
