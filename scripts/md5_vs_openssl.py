@@ -2,7 +2,7 @@
 """linerate's time trials against `openssl speed md5` (single-stream MD5).
 
 The trials run alternately (A B C A B C ...) in one sitting, as
-../shared/MEASURING.md asks on these shared machines, and the ratio of the
+docs/performance.md asks on these shared machines, and the ratio of the
 medians is reported, with cycles/byte from the core clock that linerate
 measures in each trial.
 

@@ -9,7 +9,7 @@ import pytest
 
 def md5p_reference(data: bytes, k: int) -> bytes:
     """MD5-P/K as the spec's normative Python reference computes it
-    (../shared/specs/md5p.md), on hashlib."""
+    (docs/md5p.md), on hashlib."""
     chains = [hashlib.md5() for _ in range(k)]
     for i in range(0, len(data), 64):
         chains[(i // 64) % k].update(data[i : i + 64])

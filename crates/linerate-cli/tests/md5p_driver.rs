@@ -6,7 +6,7 @@ mod sum_support;
 
 use sum_support::{Outcome, hex, linerate_in, python_md5p, scratch, write};
 
-/// `specs/md5p.md`'s vectors for "" and "abc".
+/// `docs/md5p.md`'s vectors for "" and "abc".
 const VECTORS: &[(usize, &str, &str)] = &[
     (4, "", "90b83c0fe892d7b4c2bdc38deba7a3cb"),
     (4, "abc", "148ae4e6d92bdddaaf1c1d44cb112e53"),

@@ -1,5 +1,5 @@
 //! `linerate sum -a md5pK`: digests against the Python reference of
-//! `specs/md5p.md`, `--tag` names, `--check` with mixed tags, and the usage
+//! `docs/md5p.md`, `--tag` names, `--check` with mixed tags, and the usage
 //! errors of `-a`.
 
 mod sum_support;

@@ -541,4 +541,18 @@ mod tests {
         let t = hardware_table(r#"[{"zeta":1,"beta":2,"core":"x"}]"#);
         assert_eq!(t.columns, ["#", "core", "beta", "zeta"]);
     }
+
+    /// The crate's copy of hw/results/results.json is the repository's:
+    /// hw/syn/run.sh writes both, and a stale copy would show old cores.
+    #[test]
+    fn the_embedded_hardware_results_are_the_repositorys() {
+        let original =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../hw/results/results.json");
+        let original = std::fs::read_to_string(&original).expect("hw/results/results.json");
+        assert!(
+            original == HW_RESULTS,
+            "crates/linerate-lab/data/hw-results.json differs from hw/results/results.json: \
+             copy it (hw/syn/run.sh does)"
+        );
+    }
 }

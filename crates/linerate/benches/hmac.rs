@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p linerate --bench hmac` runs criterion (narrow with a
 //! filter, e.g. `-- hmac-md5/64`). Two other modes print medians of
-//! alternating rounds (A B C A B C ..., as `../shared/MEASURING.md` asks on
+//! alternating rounds (A B C A B C ..., as docs/performance.md asks on
 //! this noisy shared machine):
 //!
 //! - `cargo bench -p linerate --bench hmac -- --alternate [--rounds N]`:

@@ -23,7 +23,7 @@
 //! - The time trial is configurable; see the `trial` module.
 //!
 //! `linerate md5p` is the same driver for RFC 1810's MD5-P/K
-//! (`specs/md5p.md`): `-k K` (default 16) picks K for every argument, the
+//! (`docs/md5p.md`): `-k K` (default 16) picks K for every argument, the
 //! lines read `MD5-P/16 ("abc") = DIGEST`, and the time trial hashes the same
 //! blocks with MD5-P/K on the lanes engine. It has no `-x`: RFC 1321's suite
 //! is MD5's.
@@ -77,7 +77,7 @@ const MD5P_USAGE: &str = "\
 Usage: linerate md5p [-k K] [-sSTRING | -s STRING | -t | FILE | -]...
 RFC 1810's MD5-P/K, driven as 'linerate md5' drives MD5: runs its arguments
 in order. MD5-P/K deals 64-byte blocks out to K MD5 chains and hashes the K
-chain digests with MD5 (specs/md5p.md); it is exactly as weak as MD5.
+chain digests with MD5 (docs/md5p.md); it is exactly as weak as MD5.
 
   -k K, -kK, --k=K     K: a multiple of 4 from 4 to 256 (default 16); it
                        applies to every argument, and the last -k wins

@@ -52,7 +52,7 @@ ALGO: md5, md5-mb (multi-buffer), md5p4, md5p8, md5p16, md5p32, hmac-md5,
 Throughput figures are in 1000s of bytes per second (openssl speed's and
 the 1998 table's unit). A figure followed by '?' is noisy: its trials
 differ by more than 10%. 'n/a' cells say why under their table. Quoted
-figures are labelled with their source file under ../shared/seeds/.
+figures are labelled with the document they are quoted from.
 A progress bar shows on stderr when it is a terminal.
 
 Exit status: 0 on success; 1 if the output could not be written; 2 for a

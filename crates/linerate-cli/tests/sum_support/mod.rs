@@ -306,7 +306,7 @@ impl Rng {
     }
 }
 
-/// The reference implementation of `specs/md5p.md`, verbatim, then one hex
+/// The reference implementation of `docs/md5p.md`, verbatim, then one hex
 /// digest per file named on the command line (after K).
 const PYTHON_MD5P: &str = r#"
 import hashlib, sys

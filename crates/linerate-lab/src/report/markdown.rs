@@ -45,7 +45,7 @@ pub fn render(lab: &Lab) -> String {
     }
     out.push_str(
         "\nEvery figure marked as measured was measured in this run; quoted figures are \
-         labelled with their source under ../shared/seeds/; model figures are computed from \
+         labelled with the document they are quoted from; model figures are computed from \
          RFC 1810's formulas; hardware figures were synthesised by hw/syn/run.sh, not \
          measured in this run.\n\n## Plots\n\n",
     );

@@ -1,4 +1,4 @@
-//! MD5-P/K: RFC 1810's K-way interleaved MD5, as `specs/md5p.md` defines
+//! MD5-P/K: RFC 1810's K-way interleaved MD5, as `docs/md5p.md` defines
 //! it.
 //!
 //! Block `i` of the message (64 bytes, the last one possibly partial) goes to
