@@ -8,11 +8,10 @@ import hmac
 import io
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
-
-from pathlib import Path
 
 import linerate
 from conftest import boundary_lengths, md5p_reference, ticks_during
