@@ -9,8 +9,8 @@
 //! record only once the buffer holds all of it, or all that is left of the
 //! file.
 //!
-//! `LINERATE_PACKETS_CHUNK=N` sets the buffer's size in bytes, so that the
-//! tests can cut records at every boundary; it is not meant for users.
+//! [`CaptureReader::with_chunk`] sets the buffer's size, so that tests can
+//! cut records at every boundary.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -37,11 +37,13 @@ pub struct CaptureReader {
 impl CaptureReader {
     /// Opens `path`, recognises the container and checks its header.
     pub fn open(path: &OsStr) -> Result<CaptureReader, OpenFailure> {
-        let chunk = std::env::var("LINERATE_PACKETS_CHUNK")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or(CHUNK);
+        CaptureReader::with_chunk(path, CHUNK)
+    }
+
+    /// [`open`](Self::open) with a buffer of `chunk` bytes (at least 1), so
+    /// that tests can cut records at every boundary.
+    pub fn with_chunk(path: &OsStr, chunk: usize) -> Result<CaptureReader, OpenFailure> {
+        let chunk = chunk.max(1);
         let mut input = Input {
             file: File::open(path).map_err(OpenFailure::Io)?,
             buf: vec![0; chunk],

@@ -140,7 +140,14 @@ pub fn keyed(keying: &args::Keying) -> Result<linerate::mac::MacKey, u8> {
 /// Opens the capture `path` to be read chunk by chunk, or says why not
 /// (as [`with_capture`] does) and gives [`EXIT_SETUP`].
 pub fn open_capture(path: &OsString, reporter: &Reporter) -> Result<stream::CaptureReader, u8> {
-    stream::CaptureReader::open(path).map_err(|failure| {
+    // `LINERATE_PACKETS_CHUNK=N` sets the read buffer's size in bytes, so
+    // that the tests can cut records at every boundary; not for users.
+    let chunk = std::env::var("LINERATE_PACKETS_CHUNK")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(stream::CHUNK);
+    stream::CaptureReader::with_chunk(path, chunk).map_err(|failure| {
         match failure {
             stream::OpenFailure::Io(e) => {
                 let text = crate::sum::console::error_text(&e);

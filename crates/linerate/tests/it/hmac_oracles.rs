@@ -43,7 +43,9 @@ fn cases(seed: u64, random: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
 #[test]
 fn matches_python_hmac_on_random_keys_and_messages() {
     if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("note: python3 not found; the comparison against Python's hmac is skipped");
+        crate::support::peer_missing(
+            "python3 not found: the comparison against Python's hmac is skipped",
+        );
         return;
     }
     let cases = cases(4000, 400);

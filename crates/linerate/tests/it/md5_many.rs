@@ -99,7 +99,7 @@ fn empty_input_and_the_default_entry_points() {
 fn agrees_with_md5sum_on_files() {
     use std::process::Command;
     if Command::new("md5sum").arg("--version").output().is_err() {
-        eprintln!("note: md5sum not found; skipping the comparison with it");
+        crate::support::peer_missing("md5sum not found: the comparison with it is skipped");
         return;
     }
     let dir = std::env::temp_dir().join(format!("linerate-many-{}", std::process::id()));

@@ -44,7 +44,9 @@ impl Drop for TempDir {
 #[test]
 fn matches_the_python_reference_on_random_files() {
     if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("note: python3 not found; the Python reference comparison is skipped");
+        crate::support::peer_missing(
+            "python3 not found: the Python reference comparison is skipped",
+        );
         return;
     }
     let mut rng = Rng::new(9000);

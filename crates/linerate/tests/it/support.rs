@@ -123,3 +123,14 @@ pub fn md5p_split(lanes: Lanes, k: usize, data: &[u8], cuts: &[usize]) -> [u8; 1
     }
     h.finalize()
 }
+
+/// A peer implementation a comparison needs is missing: a note on stderr,
+/// and a failure when `LINERATE_PEERS=required` (`scripts/test-all.sh`
+/// installs every peer and sets it, so that no comparison is skipped
+/// unnoticed).
+pub fn peer_missing(what: &str) {
+    if std::env::var_os("LINERATE_PEERS").is_some_and(|v| v == "required") {
+        panic!("{what} (LINERATE_PEERS=required: scripts/test-all.sh installs every peer)");
+    }
+    eprintln!("note: {what}");
+}

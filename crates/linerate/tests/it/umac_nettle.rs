@@ -35,10 +35,10 @@ fn harness() -> Option<PathBuf> {
         match built {
             Ok(status) if status.success() => Some(out),
             _ => {
-                eprintln!(
-                    "note: cannot build {src} with `{cc} ... -lnettle` (no C compiler or no \
-                     nettle-dev); the Nettle comparisons are skipped"
-                );
+                crate::support::peer_missing(&format!(
+                    "cannot build {src} with `{cc} ... -lnettle` (no C compiler or no \
+                     nettle-dev): the Nettle comparisons are skipped"
+                ));
                 None
             }
         }

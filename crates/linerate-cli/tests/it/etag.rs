@@ -3,13 +3,11 @@
 //! AWS CLI's default rule, thresholds, standard input, names, threads and
 //! errors.
 
-mod etag_support;
-
 use std::fs;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use etag_support::{
+use crate::support::{
     AWKWARD_NAMES, KIB, LINERATE, MIB, Rng, assert_like_reference, etag, etag_os, oracle,
     random_bytes, random_file, reference, reference_os, scratch, sparse_file, write,
 };

@@ -2,15 +2,13 @@
 //! disk, stdout and stderr sharing one file, and a large input hashed in
 //! constant memory.
 
-mod sum_support;
-
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use sum_support::{ABC_HEX, LINERATE, Run, awkward_tree, hex, oracle, rename_program, write};
+use crate::support::{ABC_HEX, LINERATE, Run, awkward_tree, hex, oracle, rename_program, write};
 
 #[test]
 fn a_closed_pipe_ends_the_run_quietly() {

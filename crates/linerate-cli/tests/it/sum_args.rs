@@ -1,9 +1,7 @@
 //! `linerate sum`'s command line against GNU md5sum's: getopt_long's
 //! errors, md5sum's checks on option combinations, `--help`, `--version`.
 
-mod sum_support;
-
-use sum_support::{Input, Run, awkward_tree, write};
+use crate::support::{Input, Run, awkward_tree, write};
 
 const TRY: &str = "Try 'linerate sum --help' for more information.\n";
 

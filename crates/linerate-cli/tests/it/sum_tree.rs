@@ -6,15 +6,13 @@
 //! directories, missing lists) are one line each, naming the path, with the
 //! rest still hashed and exit status 1.
 
-mod sum_support;
-
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use sum_support::{Input, LINERATE, Outcome, Rng, Run, random_bytes, scratch, write};
+use crate::support::{Input, LINERATE, Outcome, Rng, Run, random_bytes, scratch, write};
 
 /// File sizes around the block (64), padding (56) and read-chunk
 /// (256 KiB) boundaries.

@@ -3,9 +3,7 @@
 //! random files, keys and nonces against Nettle, and one nonce for every
 //! file of a run.
 
-mod mac_support;
-
-use mac_support::{RFC_KEY, RFC_NONCE, Rng, arg, hex, mac, mac_in, nettle_umac, scratch, write};
+use crate::support::{RFC_KEY, RFC_NONCE, Rng, arg, hex, mac, mac_in, nettle_umac, scratch, write};
 use std::ffi::OsString;
 
 const UMACS: [(&str, usize); 4] = [

@@ -1,127 +1,35 @@
 //! Shared by the `mac_*` integration tests: running `linerate mac`, random
 //! data, and the oracles: Python's `hmac`, `openssl mac`, and Nettle's UMAC
-//! through the library's harness (`crates/linerate/tests/support/
+//! through the library's harness (`crates/linerate/tests/it/data/
 //! umac_nettle.c`, compiled here with `cc ... -lnettle`). An oracle that is
-//! missing is skipped with a note on stderr; the known-answer tests still
-//! run.
-
-#![allow(dead_code)] // Each test crate uses its own subset.
+//! missing is skipped with a note on stderr ([`peer_missing`]); the
+//! known-answer tests still run.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-pub const LINERATE: &str = env!("CARGO_BIN_EXE_linerate");
+use super::{Input, Outcome, Run, arg, hex, peer_missing};
 
 /// RFC 4418's test key and nonce.
 pub const RFC_KEY: &[u8; 16] = b"abcdefghijklmnop";
 pub const RFC_NONCE: &[u8] = b"bcdefghi";
 
-/// What a finished command left behind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub status: Option<i32>,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-}
-
-impl Outcome {
-    pub fn stdout_text(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-
-    pub fn stderr_text(&self) -> String {
-        String::from_utf8_lossy(&self.stderr).into_owned()
-    }
-}
-
-/// Anything that can be an argument: `&str`, `&[u8]`, paths.
-pub fn arg(a: impl AsRef<[u8]>) -> OsString {
-    OsString::from_vec(a.as_ref().to_vec())
-}
-
 /// Runs `linerate mac ARGS` in `dir` with `stdin` (empty if `None`), in the
 /// C locale, so that messages and quoting do not depend on the caller's.
 pub fn mac_in(dir: &Path, args: &[OsString], stdin: Option<&[u8]>) -> Outcome {
-    let mut child = Command::new(LINERATE)
-        .arg("mac")
-        .args(args)
-        .current_dir(dir)
+    Run::of(dir, args)
+        .stdin(Input::Bytes(stdin.unwrap_or_default()))
         .env("LC_ALL", "C")
-        .env_remove("POSIXLY_CORRECT")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run linerate");
-    let mut input = child.stdin.take().expect("stdin");
-    let data = stdin.unwrap_or_default().to_vec();
-    let writer = std::thread::spawn(move || {
-        // The command may not read it all (errors): a broken pipe is fine.
-        input.write_all(&data).ok();
-    });
-    let out = child.wait_with_output().expect("wait for linerate");
-    writer.join().expect("stdin writer");
-    Outcome {
-        status: out.status.code(),
-        stdout: out.stdout,
-        stderr: out.stderr,
-    }
+        .linerate_with(&["mac"])
 }
 
 /// [`mac_in`] with string arguments.
 pub fn mac(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Outcome {
     let args: Vec<OsString> = args.iter().map(arg).collect();
     mac_in(dir, &args, stdin)
-}
-
-/// A scratch directory, removed when dropped.
-pub fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("linerate-mac-")
-        .tempdir()
-        .expect("scratch directory")
-}
-
-/// Writes `data` to `dir/name` and returns the path.
-pub fn write(dir: &Path, name: impl AsRef<Path>, data: &[u8]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, data).expect("write a file");
-    path
-}
-
-/// A small deterministic generator (xorshift64*): random-looking files,
-/// keys and nonces, the same on every run.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
-    }
-}
-
-/// Lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
-    hex::encode(bytes)
 }
 
 /// Python's `hmac` over files: for each `(digest, key, path)` (`digest`
@@ -144,7 +52,7 @@ for line in sys.stdin:
         input.as_bytes(),
     );
     let Some(out) = out else {
-        eprintln!("note: no python3; the Python hmac comparisons are skipped");
+        peer_missing("no python3: the Python hmac comparisons are skipped");
         return None;
     };
     let lines: Vec<String> = String::from_utf8(out)
@@ -176,7 +84,7 @@ pub fn openssl_hmac(digest: &str, key: &[u8], path: &Path) -> Option<String> {
     match out {
         Some(o) => Some(String::from_utf8_lossy(&o.stdout).trim().to_lowercase()),
         None => {
-            eprintln!("note: no `openssl mac` (OpenSSL 3); that comparison is skipped");
+            peer_missing("no `openssl mac` (OpenSSL 3): that comparison is skipped");
             None
         }
     }
@@ -215,7 +123,7 @@ fn nettle_harness() -> Option<PathBuf> {
     BIN.get_or_init(|| {
         let src = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../linerate/tests/support/umac_nettle.c"
+            "/../linerate/tests/it/data/umac_nettle.c"
         );
         let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("umac_nettle_cli_{}", std::process::id()));
@@ -230,10 +138,10 @@ fn nettle_harness() -> Option<PathBuf> {
         match built {
             Ok(status) if status.success() => Some(out),
             _ => {
-                eprintln!(
-                    "note: cannot build {src} with `{cc} ... -lnettle`; the Nettle comparisons \
-                     are skipped"
-                );
+                peer_missing(&format!(
+                    "cannot build {src} with `{cc} ... -lnettle`: the Nettle comparisons are \
+                     skipped"
+                ));
                 None
             }
         }

@@ -3,12 +3,10 @@
 //! a reader for the captures linerate writes, the test's own zeroing of
 //! mutable fields, and the Python oracle for the ICVs.
 
-#![allow(dead_code)]
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-pub const LINERATE: &str = env!("CARGO_BIN_EXE_linerate");
+use super::LINERATE;
 
 /// Link layers the builder frames IP packets in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -517,7 +515,7 @@ for line in sys.stdin:
     {
         Ok(c) => c,
         Err(_) => {
-            eprintln!("note: no python3; the Python ICV comparisons are skipped");
+            super::peer_missing("no python3: the Python ICV comparisons are skipped");
             return None;
         }
     };

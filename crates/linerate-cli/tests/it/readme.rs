@@ -1,5 +1,5 @@
 //! The README's examples give exactly the transcript recorded in
-//! `data/readme-examples.txt` (made with the build before the crates were
+//! `tests/it/data/readme-examples.txt` (made with the build before the crates were
 //! split): `scripts/readme_examples.sh` runs them on fixed files and prints
 //! every output, message, exit status and written file's digest.
 
@@ -20,7 +20,7 @@ fn the_readme_examples_give_the_recorded_transcript() {
         String::from_utf8_lossy(&out.stderr)
     );
     let want = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/readme-examples.txt"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/data/readme-examples.txt"),
     )
     .expect("the recorded transcript");
     let got = String::from_utf8_lossy(&out.stdout);

@@ -2,11 +2,9 @@
 //! lines, the reporting options, odd checksum files, and a seeded random
 //! sweep over generated checksum files.
 
-mod sum_support;
-
 use std::path::Path;
 
-use sum_support::{ABC_HEX, EMPTY_HEX, Input, Rng, Run, awkward_tree, hex, write};
+use crate::support::{ABC_HEX, EMPTY_HEX, Input, Rng, Run, awkward_tree, hex, write};
 
 /// Every combination of the reporting options worth telling apart.
 const REPORTING: &[&[&[u8]]] = &[
@@ -385,12 +383,12 @@ fn digest_for_fixture(name: &[u8]) -> String {
 
 #[test]
 fn random_checksum_files_match_md5sum() {
-    if sum_support::oracle().is_none() {
+    if crate::support::oracle().is_none() {
         eprintln!("note: skipped, it only compares with md5sum");
         return;
     }
     let dir = awkward_tree();
-    let mut names: Vec<&[u8]> = sum_support::AWKWARD_NAMES.to_vec();
+    let mut names: Vec<&[u8]> = crate::support::AWKWARD_NAMES.to_vec();
     names.extend_from_slice(&[b"a", b"empty", b"dir", b"nofile", b"-", b"", b"a\0b"]);
     let options: &[&[u8]] = &[
         b"-w",

@@ -3,9 +3,7 @@
 //! checksum, mutable fields) and against Python's hmac/hashlib for the
 //! ICVs; tampering; bad input.
 
-mod packets_support;
-
-use packets_support::*;
+use crate::support::*;
 use std::path::Path;
 
 const KEY_HEX: &str = "000102030405060708090a0b0c0d0e0f";
@@ -687,8 +685,8 @@ fn an_existing_out_is_replaced_whole_and_never_written_into() {
 fn tshark_dissects_the_signed_capture() {
     let tshark = Path::new("/usr/bin/tshark");
     if !tshark.exists() {
-        eprintln!(
-            "note: /usr/bin/tshark is not installed (scripts/setup.sh installs it); the tshark check is skipped"
+        crate::support::peer_missing(
+            "/usr/bin/tshark is not installed (scripts/setup.sh installs it): the tshark check is skipped",
         );
         return;
     }

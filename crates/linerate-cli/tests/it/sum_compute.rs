@@ -1,12 +1,10 @@
 //! `linerate sum FILE...` against GNU md5sum: output lines, escaping,
 //! unreadable files, standard input.
 
-mod sum_support;
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use sum_support::{
+use crate::support::{
     ABC_HEX, AWKWARD_NAMES, EMPTY_HEX, Input, Run, awkward_tree, hex, scratch, write,
 };
 
@@ -208,7 +206,7 @@ fn options_and_files_mix() {
 
 #[test]
 fn random_missing_names_are_quoted_like_md5sum() {
-    if sum_support::oracle().is_none() {
+    if crate::support::oracle().is_none() {
         eprintln!("note: skipped, it only compares with md5sum");
         return;
     }
@@ -217,7 +215,7 @@ fn random_missing_names_are_quoted_like_md5sum() {
     let special = b" '\"\\:#~{}?@!$&()*;<=>[]^`|%+,-._\n\r\t\x07\x08\x0b\x0c\x7f\
                     \xc3\xa9\xe2\x80\x8b\xc2\x85\xf0\x9f\x98\x80\xed\xa0\xef\xbf\xbe\xd6\x8b";
     let any: Vec<u8> = (1..=255u8).filter(|&b| b != b'/').collect();
-    let mut rng = sum_support::Rng::new(0x9e37_79b9);
+    let mut rng = crate::support::Rng::new(0x9e37_79b9);
     for _ in 0..150 {
         let names: Vec<Vec<u8>> = (0..1 + rng.below(4))
             .map(|_| {

@@ -2,12 +2,10 @@
 //! job manager must not change a byte of the output. Every thread count,
 //! every lanes backend and md5sum agree, errors included, in argument order.
 
-mod sum_support;
-
 use std::fs;
 use std::path::Path;
 
-use sum_support::{Input, Outcome, Rng, Run, random_bytes, scratch, write};
+use crate::support::{Input, Outcome, Rng, Run, random_bytes, scratch, write};
 
 /// `files` + 8 operands in a scratch directory: files of random sizes
 /// (mostly small, one in ten up to `large` bytes so that it spans several

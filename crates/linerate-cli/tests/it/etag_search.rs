@@ -2,11 +2,9 @@
 //! made by the independent reference (`scripts/etag_reference.py`), the
 //! searches that fail, the work bound, and md5sum-style checking.
 
-mod etag_support;
-
 use std::path::Path;
 
-use etag_support::{MIB, Rng, etag, etag_os, random_file, reference_etag, scratch, sparse_file};
+use crate::support::{MIB, Rng, etag, etag_os, random_file, reference_etag, scratch, sparse_file};
 
 /// A file of `len` bytes, random at every MiB (so parts of any whole-MiB
 /// size differ) and otherwise sparse.

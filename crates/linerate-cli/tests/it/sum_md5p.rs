@@ -2,9 +2,7 @@
 //! `docs/md5p.md`, `--tag` names, `--check` with mixed tags, and the usage
 //! errors of `-a`.
 
-mod sum_support;
-
-use sum_support::{
+use crate::support::{
     ABC_HEX, Rng, Run, awkward_tree, hex, python_md5p, random_bytes, scratch, write,
 };
 

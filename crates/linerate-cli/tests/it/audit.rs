@@ -3,13 +3,11 @@
 //! (MD5-P/16), trees changed in every way an audit reports, and the exact
 //! report lines, JSON, diagnostics and exit statuses that follow.
 
-mod audit_support;
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use audit_support::{
+use crate::support::{
     Json, Outcome, audit, audit_stdin, audit_unprivileged, bytes, copy_tree, linerate_manifest,
     md5sum, md5sum_manifest, put, scratch, under,
 };
@@ -522,7 +520,7 @@ fn absolute_paths_are_used_as_they_are() {
     fs::write(&outside, b"outside").unwrap();
     let mut manifest = md5sum_manifest(&md5sum, &tree, &[]);
     let absolute =
-        audit_support::run_program(md5sum.as_ref(), tmp.path(), &[&bytes(&outside)], None);
+        crate::support::run_program(md5sum.as_ref(), tmp.path(), &[&bytes(&outside)], None);
     manifest.extend_from_slice(&absolute.stdout);
     fs::write(tmp.path().join("m.md5"), &manifest).unwrap();
     let out = audit(tmp.path(), &[b"-v", b"m.md5", b"tree"]);

@@ -3,44 +3,24 @@
 //! sum -r`, runs of `linerate audit`, and a small JSON parser to read
 //! `--json` reports back.
 
-#![allow(dead_code)] // Not every helper is used by every test.
-
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-// The `sum_*` tests' runner: `LINERATE` and `Outcome`.
-#[path = "../sum_support/mod.rs"]
-mod sum_support;
-
-pub use sum_support::{LINERATE, Outcome};
-
-fn os(arg: &[u8]) -> OsString {
-    OsString::from_vec(arg.to_vec())
-}
+use super::{Input, LINERATE, Outcome, Run, peer_missing};
 
 /// Runs `program args` in `cwd` (C.UTF-8 locale, no `POSIXLY_CORRECT`),
 /// with `stdin` as standard input.
 pub fn run_program(program: &OsStr, cwd: &Path, args: &[&[u8]], stdin: Option<&Path>) -> Outcome {
-    let mut command = Command::new(program);
-    command
-        .args(args.iter().map(|a| os(a)))
-        .current_dir(cwd)
-        .env_remove("POSIXLY_CORRECT")
-        .env("LC_ALL", "C.UTF-8")
-        .stdin(match stdin {
-            Some(path) => Stdio::from(fs::File::open(path).expect("open stdin")),
-            None => Stdio::null(),
-        });
-    let output = command.output().expect("run");
-    Outcome {
-        status: output.status.code(),
-        stdout: output.stdout,
-        stderr: output.stderr,
-    }
+    let run = Run::new(cwd, args);
+    let run = match stdin {
+        Some(path) => run.stdin(Input::File(path)),
+        None => run,
+    };
+    run.run(Path::new(program), &[])
 }
 
 /// `linerate audit ARGS` in `cwd`.
@@ -111,10 +91,10 @@ pub fn md5sum() -> Option<OsString> {
     if Path::new(&path).exists() {
         Some(path)
     } else {
-        eprintln!(
-            "note: no md5sum at {}; md5sum-made manifests skipped",
+        peer_missing(&format!(
+            "no md5sum at {}: md5sum-made manifests skipped",
             path.to_string_lossy()
-        );
+        ));
         None
     }
 }
@@ -195,11 +175,6 @@ pub fn copy_tree(from: &Path, to: &Path) {
         let contents = fs::read(from.join(rel)).expect("read");
         put(to, rel.as_bytes(), &contents);
     }
-}
-
-/// A scratch directory.
-pub fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir().expect("tempdir")
 }
 
 /// `path` as bytes, for arguments.

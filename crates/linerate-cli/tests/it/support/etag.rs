@@ -1,33 +1,26 @@
 //! Shared by the `etag*` integration tests: running `linerate etag`, the
 //! independent reference `scripts/etag_reference.py` (Python's hashlib),
-//! and files to run them on. Scratch directories, names and the random
-//! generator are `sum`'s tests' ([`sum_support`]).
+//! and files to run them on.
 //!
 //! Without `python3` the comparisons with the reference are skipped with a
-//! note, as the other suites skip theirs without their oracle.
+//! note, as the other suites skip theirs without their oracle
+//! ([`peer_missing`]).
 
-#![allow(dead_code)] // Each test crate uses its own subset.
-
-#[path = "../sum_support/mod.rs"]
-pub mod sum_support;
-
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
-#[allow(unused_imports)] // Each test crate uses its own subset.
-pub use sum_support::{AWKWARD_NAMES, Rng, oracle, random_bytes, scratch, write};
+use super::{Input, LINERATE, Rng, Run, peer_missing, random_bytes, write};
 
-pub const LINERATE: &str = env!("CARGO_BIN_EXE_linerate");
 pub const KIB: u64 = 1 << 10;
 pub const MIB: u64 = 1 << 20;
 
-/// What a finished command left behind.
+/// What a finished command left behind, as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
+pub struct TextOutcome {
     pub status: Option<i32>,
     /// Standard output as text (invalid UTF-8 replaced)...
     pub stdout: String,
@@ -37,33 +30,29 @@ pub struct Outcome {
 }
 
 /// Runs `program args` in `dir` with `stdin` (a file, or nothing).
-fn run_program(program: &OsStr, args: &[&OsStr], dir: &Path, stdin: Option<&Path>) -> Outcome {
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .current_dir(dir)
-        .env_remove("POSIXLY_CORRECT")
-        .env("LC_ALL", "C.UTF-8")
-        .stdin(match stdin {
-            Some(path) => Stdio::from(fs::File::open(path).expect("open stdin file")),
-            None => Stdio::null(),
-        });
-    let output = command.output().expect("spawn");
-    Outcome {
-        status: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        raw_stdout: output.stdout,
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+fn run_program(program: &OsStr, args: &[&OsStr], dir: &Path, stdin: Option<&Path>) -> TextOutcome {
+    let args: Vec<OsString> = args.iter().map(|a| a.to_os_string()).collect();
+    let run = Run::of(dir, &args);
+    let run = match stdin {
+        Some(path) => run.stdin(Input::File(path)),
+        None => run,
+    };
+    let outcome = run.run(Path::new(program), &[]);
+    TextOutcome {
+        status: outcome.status,
+        stdout: outcome.stdout_text(),
+        stderr: outcome.stderr_text(),
+        raw_stdout: outcome.stdout,
     }
 }
 
 /// `linerate etag ARGS` in `dir`; a panic fails the test.
-pub fn etag(dir: &Path, args: &[&str]) -> Outcome {
+pub fn etag(dir: &Path, args: &[&str]) -> TextOutcome {
     etag_os(dir, &args.iter().map(OsStr::new).collect::<Vec<_>>(), None)
 }
 
 /// `linerate etag ARGS` with byte-string arguments and optional stdin.
-pub fn etag_os(dir: &Path, args: &[&OsStr], stdin: Option<&Path>) -> Outcome {
+pub fn etag_os(dir: &Path, args: &[&OsStr], stdin: Option<&Path>) -> TextOutcome {
     let mut all = vec![OsStr::new("etag")];
     all.extend_from_slice(args);
     let outcome = run_program(OsStr::new(LINERATE), &all, dir, stdin);
@@ -90,7 +79,7 @@ pub fn have_python() -> bool {
             .output()
             .is_ok_and(|o| o.status.success());
         if !ok {
-            eprintln!("note: no python3; comparisons with scripts/etag_reference.py skipped");
+            peer_missing("no python3: comparisons with scripts/etag_reference.py skipped");
         }
         ok
     })

@@ -2,9 +2,7 @@
 //! files and standard input, the time trial against the spec's Python
 //! reference, usage errors and `LINERATE_LANES_BACKEND`.
 
-mod sum_support;
-
-use sum_support::{Outcome, hex, linerate_in, python_md5p, scratch, write};
+use crate::support::{Outcome, hex, linerate_in, python_md5p, scratch, write};
 
 /// `docs/md5p.md`'s vectors for "" and "abc".
 const VECTORS: &[(usize, &str, &str)] = &[

@@ -3,9 +3,7 @@
 //! --check`, and a differential run against `linerate sum --check` on the
 //! same kind of checksum file: same reports, warnings and exit statuses.
 
-mod mac_support;
-
-use mac_support::{Outcome, mac, scratch, write};
+use crate::support::{Outcome, mac, scratch, write};
 use std::path::Path;
 use std::process::Command;
 
@@ -248,7 +246,7 @@ fn lines_of_another_function_are_improperly_formatted() {
     let dir = scratch();
     write(dir.path(), "a", b"abc");
     // md5sum's lines, and each MAC's lines, checked as each other MAC.
-    let sum = Command::new(mac_support::LINERATE)
+    let sum = Command::new(crate::support::LINERATE)
         .args(["sum", "a"])
         .current_dir(dir.path())
         .output()
@@ -322,7 +320,7 @@ fn check_behaves_as_sum_check() {
     let files = ["ok", "bad", "gone", "odd\nname"];
     write(dir.path(), "gone", b"");
     let mac_args = keyed("hmac-md5");
-    let sums = Command::new(mac_support::LINERATE)
+    let sums = Command::new(crate::support::LINERATE)
         .args(["sum", "--tag"])
         .args(files)
         .current_dir(dir.path())
@@ -352,7 +350,7 @@ fn check_behaves_as_sum_check() {
         &["--warn", "--status"],
     ];
     for options in option_sets {
-        let sum = Command::new(mac_support::LINERATE)
+        let sum = Command::new(crate::support::LINERATE)
             .args(["sum", "-c"])
             .args(options)
             .arg("sums")

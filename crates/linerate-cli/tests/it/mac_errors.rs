@@ -3,9 +3,7 @@
 //! never appears in a message. Option errors get `sum`'s wording and the
 //! hint to `--help`, also with status 2.
 
-mod mac_support;
-
-use mac_support::{LINERATE, Outcome, mac, scratch, write};
+use crate::support::{LINERATE, Outcome, mac, scratch, write};
 use std::process::Command;
 
 const UMAC_KEY: &str = "00112233445566778899aabbccddeeff";

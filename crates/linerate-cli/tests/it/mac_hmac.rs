@@ -2,9 +2,7 @@
 //! `openssl mac` on random files and keys (from key files and from hex),
 //! RFC 2202's known answers, and `linerate sum`'s output formats.
 
-mod mac_support;
-
-use mac_support::{Rng, arg, hex, mac, mac_in, openssl_hmac, python_hmac, scratch, write};
+use crate::support::{Rng, arg, hex, mac, mac_in, openssl_hmac, python_hmac, scratch, write};
 use std::ffi::OsString;
 use std::path::PathBuf;
 

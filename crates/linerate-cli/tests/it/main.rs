@@ -1,0 +1,26 @@
+//! The command line's integration tests, one binary: a module per command
+//! (or per side of one), the helpers they share in `support`.
+
+mod support;
+
+mod architecture;
+mod audit;
+mod etag;
+mod etag_search;
+mod mac_check;
+mod mac_errors;
+mod mac_hmac;
+mod mac_umac;
+mod md5_driver;
+mod md5p_driver;
+mod packets;
+mod packets_peer;
+mod readme;
+mod speed;
+mod sum_args;
+mod sum_check;
+mod sum_compute;
+mod sum_io;
+mod sum_md5p;
+mod sum_threads;
+mod sum_tree;
