@@ -22,15 +22,13 @@ pub mod clock;
 pub mod cpu;
 pub mod lanes;
 pub mod mac;
-pub mod manager;
-pub mod many;
 pub mod md5;
 pub mod md5p;
 pub mod registry;
 
+pub use lanes::manager::{Md5Manager, StreamId};
+pub use lanes::many::{md5_many, md5_many_into};
 pub use mac::hmac::{HmacKey, HmacMd5Key, HmacSha1Key};
-pub use manager::{Md5Manager, StreamId};
-pub use many::{md5_many, md5_many_into};
 pub use md5::{Md5, md5};
 pub use md5p::{Md5p, md5p};
 pub use registry::{HashAlgorithm, MacAlgorithm};

@@ -7,9 +7,13 @@
 //! (32 chains) keep the vector units busy while each set waits on its own
 //! step latency. [`Lanes::compress`] is the one primitive: every lane absorbs
 //! the same number of 64-byte blocks, each lane from its own place in memory.
-//! `md5_many`, the job manager and MD5-P/K are built on it.
+//! [`many`] (`md5_many`: many messages), [`manager`] (`Md5Manager`: streams
+//! fed in pieces, as the file engine feeds files) and MD5-P/K are built on
+//! it.
 
 mod backend;
+pub mod manager;
+pub mod many;
 pub mod portable;
 pub(crate) mod schedule;
 #[cfg(target_arch = "x86_64")]

@@ -28,9 +28,9 @@ use core::fmt;
 
 use zeroize::{Zeroize, Zeroizing};
 
+use crate::lanes::many::{compress_split, digest_bytes, for_each_group, padded_blocks};
 use crate::lanes::{LaneState, Lanes, LanesBackend, MAX_LANES};
 use crate::mac::hmac::{Compression, Md5Compression};
-use crate::many::{compress_split, digest_bytes, for_each_group, padded_blocks};
 use crate::md5::Md5;
 
 /// A keyed-MD5 key: the chaining value after the key and its fill, and

@@ -3,7 +3,7 @@
 
 use crate::support::Rng;
 use linerate::lanes::Lanes;
-use linerate::many::md5_many_with;
+use linerate::lanes::many::md5_many_with;
 use linerate::md5::reference;
 
 use crate::support::lanes_backends;

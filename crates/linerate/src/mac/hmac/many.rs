@@ -21,8 +21,10 @@
 //! one block), so no keyed state is left in the engine's buffers.
 
 use super::HmacMd5Key;
+use crate::lanes::many::{
+    compress_split, digest_bytes, for_each_group, padded_blocks, write_padding,
+};
 use crate::lanes::{LaneState, Lanes, LanesBackend, MAX_LANES};
-use crate::many::{compress_split, digest_bytes, for_each_group, padded_blocks, write_padding};
 
 /// Below this many packets, a group (inner pass) or the last chunk (outer
 /// pass) runs on the single-stream backend: one engine call costs about as

@@ -90,7 +90,7 @@ impl Compression for Md5Compression {
     }
 
     fn output(state: &[u32; 4]) -> [u8; 16] {
-        crate::many::digest_bytes(*state)
+        crate::lanes::many::digest_bytes(*state)
     }
 }
 

@@ -13,9 +13,9 @@
 //! its buffers at once; a stream keeps at most 63 bytes of its own between
 //! submits.
 
+use crate::lanes::many::{digest_bytes, write_padding};
 use crate::lanes::schedule::{LaneRuns, absorb_runs};
 use crate::lanes::{LaneState, Lanes, MAX_LANES};
-use crate::many::{digest_bytes, write_padding};
 use crate::md5::Md5Backend;
 use crate::md5::reference::INIT;
 
