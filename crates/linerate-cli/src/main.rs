@@ -1,7 +1,99 @@
-//! The `linerate` command.
+//! The `linerate` command: each subcommand lives in its own module and
+//! parses its own arguments, because `sum` follows GNU md5sum's option rules
+//! and `md5` follows RFC 1321's driver, neither of which a generic parser
+//! reproduces exactly.
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
+mod audit;
+mod etag;
+mod mac;
+mod mddriver;
+mod output;
+mod packets;
+mod report;
+mod speed;
+mod sum;
+
+/// The name the command uses for itself in messages.
+const PROGRAM: &str = "linerate";
+
+const USAGE: &str = "\
+Usage: linerate COMMAND [ARGS]...
+
+Commands:
+  sum [OPTION]... [FILE]...   print or check MD5 or MD5-P/K sums (GNU md5sum compatible)
+  etag [--part-size SIZE | --match ETAG | --check] FILE...
+                              S3 ETags of multipart uploads, and the part size
+                              that reproduces a given ETag
+  audit [OPTION]... MANIFEST [DIR]
+                              compare a tree with a manifest from 'sum -r':
+                              matched, changed, missing and new files
+  md5 [-sSTRING | -x | -t | FILE]...
+                              RFC 1321's MD5 driver: strings, files, test suite, time trial
+  md5p [-k K] [-sSTRING | -t | FILE]...
+                              the same driver for RFC 1810's MD5-P/K (default K = 16)
+  mac -a ALG (--key-file F | --key-hex HEX) [--nonce-hex HEX] [OPTION]... [FILE]...
+                              print or check MACs (HMAC-MD5, HMAC-SHA1, their -96
+                              truncations, UMAC-32/64/96/128) in sum's line formats
+  packets sign|verify|bench CAPTURE [OPTION]...
+                              IP Authentication Headers (RFC 4302) on the
+                              packets of a pcap/pcapng capture, and their speed
+  speed [OPTION]... [ALGO]... the performance lab: throughput by block size, key
+                              setup, per-packet MACs, RFC 1810's model and link
+                              rates, with the seed documents' figures beside
+  report [-o FILE] [--markdown] [--quick]
+                              the lab as one self-contained HTML (or Markdown)
+                              page with plots
+  help                        this text
+
+Run 'linerate COMMAND --help' (sum, mac, etag, audit, md5, md5p, speed, report) for a command's options.
+LINERATE_MD5_BACKEND, LINERATE_LANES_BACKEND and LINERATE_NH_BACKEND force
+the single-stream MD5, the lanes (multi-buffer) MD5 and UMAC's NH
+implementations.
+MD5 is broken for collision resistance: use it against accidents and for
+compatibility, not against an adversary.
+";
+
 fn main() -> ExitCode {
-    linerate_cli::run(std::env::args_os().skip(1).collect())
+    run(std::env::args_os().skip(1).collect())
+}
+
+/// Runs the command line (without the program name) and returns the exit code.
+fn run(args: Vec<OsString>) -> ExitCode {
+    if let Err(e) = linerate::backend::check_env() {
+        eprintln!("{PROGRAM}: {e}");
+        return ExitCode::from(2);
+    }
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    match command.to_str() {
+        Some("sum") => sum::main(rest),
+        Some("mac") => mac::main(rest),
+        Some("etag") => etag::main(rest),
+        Some("audit") => audit::main(rest),
+        Some("md5") => mddriver::main(rest),
+        Some("md5p") => mddriver::main_md5p(rest),
+        Some("packets") => packets::main(rest),
+        Some("speed") => speed::main(rest),
+        Some("report") => report::main(rest),
+        Some("help" | "--help" | "-h") => {
+            output::print_or_quiet(USAGE.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Some("--version" | "-V") => {
+            output::print_or_quiet(format!("linerate {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprintln!(
+                "{PROGRAM}: unknown command '{}'\nTry 'linerate help' for more information.",
+                command.to_string_lossy()
+            );
+            ExitCode::from(2)
+        }
+    }
 }

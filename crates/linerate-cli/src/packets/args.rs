@@ -277,8 +277,3 @@ fn keying(sub: &str, given: &mut Given) -> Result<Keying, String> {
 pub fn load_key(keying: &Keying) -> Result<Zeroizing<Vec<u8>>, String> {
     key::load_key(keying.alg, &keying.key).map_err(|m| String::from_utf8_lossy(&m).into_owned())
 }
-
-/// The operand as bytes, for messages.
-pub fn name_bytes(name: &OsString) -> &[u8] {
-    name.as_bytes()
-}

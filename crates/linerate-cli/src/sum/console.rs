@@ -18,9 +18,7 @@ const BUFFER: usize = 64 * 1024;
 
 /// Where `linerate sum` writes.
 pub struct Console {
-    /// `None`: a silent console, for callers that take the outcomes
-    /// themselves (the Python package through [`crate::api`]).
-    out: Option<BufWriter<StdoutLock<'static>>>,
+    out: BufWriter<StdoutLock<'static>>,
     /// A terminal gets each line at once, like a line-buffered stream.
     out_is_terminal: bool,
     write_failed: bool,
@@ -36,31 +34,19 @@ impl Console {
         let stdout = io::stdout();
         Console {
             out_is_terminal: stdout.is_terminal(),
-            out: Some(BufWriter::with_capacity(BUFFER, stdout.lock())),
+            out: BufWriter::with_capacity(BUFFER, stdout.lock()),
             write_failed: false,
             charset: Charset::from_env(),
             progress: Arc::new(progress),
         }
     }
 
-    /// A console that writes nothing anywhere: lines and diagnostics are
-    /// dropped, and no progress is shown.
-    pub fn silent() -> Console {
-        Console {
-            out: None,
-            out_is_terminal: false,
-            write_failed: false,
-            charset: Charset::from_env(),
-            progress: Arc::new(Progress::hidden()),
-        }
-    }
-
     /// Writes one complete output record.
     pub fn print(&mut self, record: &[u8]) {
-        let Some(out) = self.out.as_mut().filter(|_| !self.write_failed) else {
+        if self.write_failed {
             return;
-        };
-        let result = out.write_all(record);
+        }
+        let result = self.out.write_all(record);
         self.check(result);
         if self.out_is_terminal {
             self.flush();
@@ -69,9 +55,6 @@ impl Console {
 
     /// `linerate: MESSAGE` on stderr, after everything printed so far.
     pub fn error(&mut self, message: &[u8]) {
-        if self.out.is_none() {
-            return;
-        }
         self.flush();
         let mut line = Vec::with_capacity(message.len() + 16);
         line.extend_from_slice(crate::PROGRAM.as_bytes());
@@ -109,10 +92,10 @@ impl Console {
     }
 
     fn flush(&mut self) {
-        let Some(out) = self.out.as_mut().filter(|_| !self.write_failed) else {
+        if self.write_failed {
             return;
-        };
-        let progress = &self.progress;
+        }
+        let (out, progress) = (&mut self.out, &self.progress);
         let result = progress.suspend(|| out.flush());
         self.check(result);
     }
