@@ -15,6 +15,16 @@
 //!
 //! Inputs are [`Input`]s: a path, or standard input when the caller says
 //! so. No name is special here (`-` is a file called `-`).
+//!
+//! ```no_run
+//! use linerate::HashAlgorithm;
+//! use linerate_files::{Input, NoProgress, whole::hash_in_order};
+//!
+//! let inputs = [Input::Path("a.iso".as_ref()), Input::Path("b.iso".as_ref())];
+//! hash_in_order(&inputs, HashAlgorithm::Md5, 8, &NoProgress, |i, digest| {
+//!     println!("{i}: {digest:?}"); // in input order, whatever the thread count
+//! });
+//! ```
 
 #![forbid(unsafe_code)]
 
