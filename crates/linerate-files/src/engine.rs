@@ -1044,11 +1044,9 @@ mod tests {
         assert!(!shared(&[1 << 30, 1], HashAlgorithm::Md5, 2).pipeline);
     }
 
-    /// A lane stream on `file` whose size hint is `hint`, read to its end in
-    /// rounds of `target` bytes: everything read, in order.
-    fn read_with_hint(file: &Arc<File>, hint: u64, target: usize) -> Vec<u8> {
-        let mut manager = Md5Manager::new();
-        let mut stream = Stream {
+    /// A lane stream on the whole of `file`, whose size hint is `hint`.
+    fn lane_stream(file: &Arc<File>, hint: u64) -> Stream<usize> {
+        Stream {
             segment: Segment {
                 file: Arc::clone(file),
                 offset: 0,
@@ -1057,12 +1055,18 @@ mod tests {
                 tag: 0,
                 prefixes: Vec::new(),
             },
-            id: manager.open().unwrap(),
+            id: Md5Manager::new().open().unwrap(),
             buf: LaneBuf::new(MIN_LANE_CHUNK + SPARE_ROOM),
             done: 0,
             filled: 0,
             end: None,
-        };
+        }
+    }
+
+    /// [`lane_stream`] read to its end in rounds of `target` bytes:
+    /// everything read, in order.
+    fn read_with_hint(file: &Arc<File>, hint: u64, target: usize) -> Vec<u8> {
+        let mut stream = lane_stream(file, hint);
         let mut read = Vec::new();
         let mut rounds = 0;
         while stream.end.is_none() {
@@ -1094,22 +1098,7 @@ mod tests {
     #[test]
     fn a_file_that_ends_as_expected_ends_in_the_same_round() {
         let (dir, file) = scratch("round", &vec![7u8; MIN_ROUND_READ]);
-        let mut manager = Md5Manager::new();
-        let mut stream = Stream {
-            segment: Segment {
-                file,
-                offset: 0,
-                len: MIN_ROUND_READ as u64,
-                to_end: true,
-                tag: 0,
-                prefixes: Vec::new(),
-            },
-            id: manager.open().unwrap(),
-            buf: LaneBuf::new(MIN_LANE_CHUNK + SPARE_ROOM),
-            done: 0,
-            filled: 0,
-            end: None,
-        };
+        let mut stream = lane_stream(&file, MIN_ROUND_READ as u64);
         stream.fill(MIN_ROUND_READ);
         assert_eq!(stream.filled, MIN_ROUND_READ);
         assert!(matches!(stream.end, Some(Ok(()))));

@@ -6,30 +6,23 @@ mod whole;
 
 use std::path::{Path, PathBuf};
 
-/// A small deterministic generator (SplitMix64), seeded per test.
+/// Reproducible bytes: a linear congruential generator seeded per test
+/// (its high bits; no dependency needed).
 pub struct Rng(u64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-        z ^ (z >> 31)
-    }
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n
     }
     pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        let mut v = Vec::with_capacity(len + 8);
-        while v.len() < len {
-            v.extend_from_slice(&self.next_u64().to_le_bytes());
-        }
-        v.truncate(len);
-        v
+        (0..len).map(|_| self.below(256) as u8).collect()
     }
 }
 
