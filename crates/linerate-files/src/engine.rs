@@ -162,32 +162,10 @@ where
     T: Send,
     S: Source<T>,
 {
-    let threads = threads.max(1);
-    let segments = source.segments_left().max(1);
-    let workers = threads.min(segments);
-    let per_worker = match algorithm {
-        // Share the segments out fairly, up to the engine's width.
-        HashAlgorithm::Md5 => lane_capacity().min(segments.div_ceil(workers)),
-        HashAlgorithm::Md5p(_) => 1,
-    };
-    let shared = Shared {
-        queue: Mutex::new(Queue {
-            source,
-            peeked: None,
-        }),
-        open_bytes: AtomicU64::new(0),
-        workers: workers as u64,
-        stop: AtomicBool::new(false),
-        progress,
-        algorithm,
-        per_worker,
-        chunk: lane_chunk(per_worker),
-        // Threads to spare: a segment hashed alone gets a reader of its own.
-        pipeline: threads > workers,
-    };
+    let shared = Shared::new(source, algorithm, threads, progress);
     std::thread::scope(|scope| {
         let (sender, receiver) = mpsc::channel();
-        for _ in 0..workers {
+        for _ in 0..shared.workers {
             let sender = sender.clone();
             let shared = &shared;
             scope.spawn(move || Worker::new(shared, sender).work());
@@ -249,7 +227,41 @@ enum Claim<T> {
     Done,
 }
 
-impl<T: Send, S: Source<T>> Shared<'_, T, S> {
+impl<'a, T: Send, S: Source<T>> Shared<'a, T, S> {
+    /// The state of a run of `source` on up to `threads` threads: as many
+    /// workers as there are segments, at most, each with its share of the
+    /// engine's width.
+    fn new(
+        source: S,
+        algorithm: HashAlgorithm,
+        threads: usize,
+        progress: &'a dyn Progress,
+    ) -> Shared<'a, T, S> {
+        let threads = threads.max(1);
+        let segments = source.segments_left().max(1);
+        let workers = threads.min(segments);
+        let per_worker = match algorithm {
+            // Share the segments out fairly, up to the engine's width.
+            HashAlgorithm::Md5 => lane_capacity().min(segments.div_ceil(workers)),
+            HashAlgorithm::Md5p(_) => 1,
+        };
+        Shared {
+            queue: Mutex::new(Queue {
+                source,
+                peeked: None,
+            }),
+            open_bytes: AtomicU64::new(0),
+            workers: workers as u64,
+            stop: AtomicBool::new(false),
+            progress,
+            algorithm,
+            per_worker,
+            chunk: lane_chunk(per_worker),
+            // Threads to spare: a segment hashed alone gets a reader of its own.
+            pipeline: threads > workers,
+        }
+    }
+
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -969,25 +981,7 @@ mod tests {
             lens: lens.to_vec(),
             next: 0,
         };
-        let workers = threads.min(lens.len().max(1));
-        let per_worker = match algorithm {
-            HashAlgorithm::Md5 => lane_capacity().min(lens.len().max(1).div_ceil(workers)),
-            HashAlgorithm::Md5p(_) => 1,
-        };
-        Shared {
-            queue: Mutex::new(Queue {
-                source,
-                peeked: None,
-            }),
-            open_bytes: AtomicU64::new(0),
-            workers: workers as u64,
-            stop: AtomicBool::new(false),
-            progress: &NoProgress,
-            algorithm,
-            per_worker,
-            chunk: lane_chunk(per_worker),
-            pipeline: threads > workers,
-        }
+        Shared::new(source, algorithm, threads, &NoProgress)
     }
 
     /// What a claim came to: the tag and how it is hashed, or why not.

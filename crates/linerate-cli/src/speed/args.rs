@@ -7,35 +7,11 @@ use std::ffi::OsString;
 /// What `linerate speed` was asked to do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
-    /// ALGO arguments: rows of the throughput table; empty means every
-    /// table of the lab.
-    pub algos: Vec<Algo>,
-    /// `--bytes N`: one block size instead of the default six.
-    pub bytes: Option<u64>,
-    /// `--seconds S`: time per cell.
-    pub seconds: Option<f64>,
-    /// `-j N`: threads for the throughput table.
-    pub jobs: usize,
+    /// The lab run: ALGO arguments (rows of the throughput table; none
+    /// means every table), `--bytes`, `--seconds`, `-j`, `--quick`, `--cold`.
+    pub request: Request,
     pub json: bool,
-    pub quick: bool,
-    /// `--cold`: the throughput table reads its blocks in turn from a
-    /// buffer far larger than the caches.
-    pub cold: bool,
     pub help: bool,
-}
-
-impl Options {
-    /// The lab run the options ask for.
-    pub fn request(&self) -> Request {
-        Request {
-            algos: self.algos.clone(),
-            bytes: self.bytes,
-            seconds: self.seconds,
-            jobs: self.jobs,
-            quick: self.quick,
-            cold: self.cold,
-        }
-    }
 }
 
 /// The largest block `--bytes` takes (each thread holds one or more).
@@ -44,13 +20,8 @@ const MAX_BYTES: u64 = 256 << 20;
 /// Parses the arguments after `speed`; the error is a one-line message.
 pub fn parse(args: &[OsString]) -> Result<Options, String> {
     let mut options = Options {
-        algos: Vec::new(),
-        bytes: None,
-        seconds: None,
-        jobs: 1,
+        request: Request::default(),
         json: false,
-        quick: false,
-        cold: false,
         help: false,
     };
     let mut args = args.iter();
@@ -74,12 +45,12 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
         };
         match name {
             "--json" => options.json = true,
-            "--quick" => options.quick = true,
-            "--cold" => options.cold = true,
+            "--quick" => options.request.quick = true,
+            "--cold" => options.request.cold = true,
             "-h" | "--help" => options.help = true,
             "--bytes" => {
                 let v = value("--bytes")?;
-                options.bytes = Some(
+                options.request.bytes = Some(
                     v.parse::<u64>()
                         .ok()
                         .filter(|n| (1..=MAX_BYTES).contains(n))
@@ -88,7 +59,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
             }
             "--seconds" => {
                 let v = value("--seconds")?;
-                options.seconds = Some(
+                options.request.seconds = Some(
                     v.parse::<f64>()
                         .ok()
                         .filter(|s| s.is_finite() && *s > 0.0 && *s <= 60.0)
@@ -97,15 +68,17 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
                         })?,
                 );
             }
-            "-j" | "--jobs" => options.jobs = jobs(&value("-j")?)?,
-            _ if name.starts_with("-j") && name.len() > 2 => options.jobs = jobs(&name[2..])?,
+            "-j" | "--jobs" => options.request.jobs = jobs(&value("-j")?)?,
+            _ if name.starts_with("-j") && name.len() > 2 => {
+                options.request.jobs = jobs(&name[2..])?
+            }
             _ if name.starts_with('-') && name.len() > 1 => {
                 return Err(format!("unknown option '{arg}'"));
             }
             _ => {
                 let algo = Algo::from_name(arg)?;
-                if !options.algos.contains(&algo) {
-                    options.algos.push(algo);
+                if !options.request.algos.contains(&algo) {
+                    options.request.algos.push(algo);
                 }
             }
         }
@@ -140,11 +113,11 @@ mod tests {
             "MD5",
         ]))
         .unwrap();
-        assert_eq!(o.algos, vec![Algo::MD5]);
-        assert_eq!(o.bytes, Some(64));
-        assert_eq!(o.jobs, 2);
-        assert_eq!(o.seconds, Some(0.5));
-        assert!(o.json && !o.quick);
+        assert_eq!(o.request.algos, vec![Algo::MD5]);
+        assert_eq!(o.request.bytes, Some(64));
+        assert_eq!(o.request.jobs, 2);
+        assert_eq!(o.request.seconds, Some(0.5));
+        assert!(o.json && !o.request.quick);
         for bad in [
             &["--bytes", "0"][..],
             &["-j", "x"],

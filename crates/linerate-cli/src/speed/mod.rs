@@ -72,7 +72,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         print_or_quiet(USAGE.as_bytes());
         return ExitCode::SUCCESS;
     }
-    let lab = lab::run(&options.request(), &Progress::default());
+    let lab = lab::run(&options.request, &Progress::default());
     let text = if options.json {
         let mut s = serde_json::to_string_pretty(&json::render(&lab)).unwrap_or_default();
         s.push('\n');
