@@ -9,6 +9,7 @@ use linerate::mac::MacKey;
 use linerate::mac::hmac::{Md5Compression, Sha1Compression};
 use linerate::mac::keyed_md5::KeyedMd5Key;
 use linerate::mac::umac::Umac;
+use linerate::registry::UnknownAlgorithm;
 use linerate::{HashAlgorithm, HmacMd5Key, MacAlgorithm, Md5p};
 use std::hint::black_box;
 
@@ -86,14 +87,17 @@ impl Algo {
     }
 
     /// Parses a name (either case); the error names the valid ones.
-    pub fn from_name(name: &str) -> Result<Algo, String> {
+    pub fn from_name(name: &str) -> Result<Algo, UnknownAlgorithm> {
         let lower = name.to_ascii_lowercase();
         Algo::ALL
             .into_iter()
             .find(|a| a.name() == lower)
             .ok_or_else(|| {
                 let names: Vec<String> = Algo::ALL.iter().map(|a| a.name()).collect();
-                format!("unknown algorithm '{name}': give {}", names.join(", "))
+                UnknownAlgorithm(format!(
+                    "unknown algorithm '{name}': give {}",
+                    names.join(", ")
+                ))
             })
     }
 
@@ -255,6 +259,7 @@ mod tests {
         assert!(
             Algo::from_name("crc32")
                 .unwrap_err()
+                .0
                 .contains("give md5, md5-mb")
         );
     }

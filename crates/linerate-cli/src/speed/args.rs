@@ -76,7 +76,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
                 return Err(format!("unknown option '{arg}'"));
             }
             _ => {
-                let algo = Algo::from_name(arg)?;
+                let algo = Algo::from_name(arg).map_err(|e| e.0)?;
                 if !options.request.algos.contains(&algo) {
                     options.request.algos.push(algo);
                 }
