@@ -3,7 +3,7 @@
 //!
 //! The inputs are sorted into two kinds first (one `stat` each):
 //!
-//! - regular files go to the [engine](crate::engine), taken in windows of
+//! - regular files go to the engine ([`crate::engine`]), taken in windows of
 //!   [`WINDOW`] inputs, largest first within each, so that the files
 //!   sharing a worker's lanes are of similar sizes and end at about the
 //!   same round (a lane whose file ends early idles until the round ends);

@@ -3,7 +3,7 @@
 //! packets at the speed of the network?) asked of real traffic.
 //!
 //! - [`capture`] and [`stream`]: captures read, whole or chunk by chunk in
-//!   bounded memory; [`write`]: records written back in the input's format;
+//!   bounded memory; [`write`](mod@write): records written back in the input's format;
 //! - [`link`]: link layers; [`ip`]: IPv4/IPv6 headers; [`packet`]: a
 //!   frame's IP packet located;
 //! - [`ah`]: the header itself; [`mutable`]: the ICV input, with the

@@ -4,7 +4,7 @@
 //!
 //! - [`check`]: parsing a checksum line (GNU, BSD-tagged and reversed forms,
 //!   escaped names) for any family of functions ([`check::Dialect`]);
-//! - [`format`]: the lines written (`HEX  NAME`, `HEX *NAME`, `TAG (NAME) =
+//! - [`format`](mod@format): the lines written (`HEX  NAME`, `HEX *NAME`, `TAG (NAME) =
 //!   HEX`, NUL-terminated), and `--check`'s verdict lines;
 //! - [`escape`]: md5sum's escaping of names inside lines;
 //! - [`quote`]: names in diagnostics, quoted as coreutils quotes them;

@@ -3,9 +3,9 @@
 //! one: every file matched, changed, missing, new, or unreadable.
 //!
 //! - [`args`]: the command line;
-//! - [`manifest`]: the manifest's lines, parsed by `sum --check`'s parser;
-//! - [`paths`]: the lexical normalisation that lets names meet;
-//! - [`compare`]: the walk, the hashing and the verdict for every file;
+//! - the manifest's lines are read by [`linerate_sumfile::manifest`] (the
+//!   parser of `sum --check`), and the walk, the hashing and the verdict for
+//!   every file are [`linerate_files::audit`]'s;
 //! - [`report`] and [`json`]: the text and JSON reports.
 //!
 //! Diagnostics (defective manifest lines, an unreadable manifest) go to

@@ -1,17 +1,15 @@
 //! `linerate etag`: the ETag S3 shows for an object uploaded in parts, the
 //! part size that reproduces a given ETag, and `--check` of lists of them.
 //!
+//! The ETags are computed by the file engine ([`linerate_files::s3`]: the
+//! upload's layout, the parts of many files in the lanes of the multi-buffer
+//! engine on `-j` threads, the part-size search); their text and lines are
+//! the sum-file crate's ([`linerate_sumfile::etag`]). Here:
+//!
 //! - [`args`]: the command line;
-//! - [`size`]: SIZE arguments (`8MiB`, `15MB`) and sizes in reports;
-//! - [`layout`]: how an upload splits a file (the AWS CLI's rule);
-//! - [`value`]: the ETag, its text form, part digests folded into it;
-//! - [`engine`]: the parallel part hasher (segments of files in the lanes
-//!   of the multi-buffer engine, on `-j` threads);
-//! - [`compute`] and [`stream`]: `linerate etag FILE...`, regular files on
-//!   the part hasher, other input read once in order;
-//! - [`lines`]: the `ETAG  NAME` lines printed and checked;
-//! - [`search`]: the part-size search, run by [`matching`] (`--match`) and
-//!   [`check`] (`--check`).
+//! - `compute`: `linerate etag FILE...`, a line per file in argument order;
+//! - [`matching`] (`--match`) and [`check`] (`--check`): the search's
+//!   verdicts, reported.
 //!
 //! Output, diagnostics and their quoting are `linerate sum`'s
 //! ([`crate::sum::console`]).

@@ -5,11 +5,12 @@
 //! Everything but the function is `linerate sum`'s: the options it shares
 //! with md5sum and their consistency checks ([`crate::sum::args`]), the
 //! output lines and their escaping ([`linerate_sumfile::format`]), the chunked
-//! reading of files and standard input ([`crate::sum::hash`]), `--check`
+//! reading of files and standard input ([`linerate_files::read`]), `--check`
 //! with its reports, warnings and exit statuses ([`crate::sum::verify`],
 //! here through a [`checker::MacChecker`]), and the console.
 //!
-//! - [`algorithm`]: the MACs, their names, tags and tag lengths;
+//! - [`OFFERED`]: the MACs offered, the library registry's
+//!   ([`linerate::MacAlgorithm`]) but keyed MD5;
 //! - [`args`]: the command line; [`key`]: key and nonce material;
 //! - [`engine`]: a keyed MAC streaming files;
 //! - [`checker`]: `--check`'s line syntax and comparison for one MAC.

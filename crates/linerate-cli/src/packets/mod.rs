@@ -6,7 +6,7 @@
 //! The packets themselves (captures, link layers, IP, the AH, ICVs, signing
 //! and verifying) are the packets crate's ([`linerate_packets`]); here are
 //! the command lines ([`args`]), the messages ([`report`]) and the
-//! commands: [`sign`], [`verify`] and [`bench`].
+//! commands: [`sign`], [`verify`] and [`bench`](mod@bench).
 //!
 //! `sign` and `verify` read their capture chunk by chunk, in bounded
 //! memory; `bench` reads it into memory whole (it times the algorithms over

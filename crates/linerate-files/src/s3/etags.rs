@@ -1,6 +1,6 @@
 //! The ETags of many inputs, in input order.
 //!
-//! Regular files go to the [engine](crate::engine): each file's parts (or
+//! Regular files go to the engine ([`crate::engine`]): each file's parts (or
 //! its whole content, when it is one PUT) are segments, handed out file
 //! after file, so one large file fills every lane of every thread and many
 //! small files share them. Anything else (standard input, pipes, devices,

@@ -8,7 +8,7 @@
 //! ETag is compared with the file's MD5, and `HEX-1` with the MD5 of it:
 //! one part, any part size that holds the file.
 //!
-//! Candidates are hashed together on the part hasher ([`super::engine`]):
+//! Candidates are hashed together on the part hasher ([`crate::engine`]):
 //! the first part of every candidate is a prefix of the file, so one
 //! single-stream pass snapshots the MD5 at each candidate's part size, while
 //! the workers hash the other parts of all candidates in their lanes. The
@@ -37,7 +37,7 @@ pub const DEFAULT_MAX_WORK_FILES: u64 = 4;
 
 /// Part sizes of common clients, tried first, in this order; then the AWS
 /// CLI's rule doubled further (16 MiB, 32 MiB, ... up to 4 GiB).
-const COMMON_SIZES: &[u64] = &[
+pub const COMMON_SIZES: &[u64] = &[
     8 * MIB,
     5 * MIB,
     15_000_000,
@@ -269,7 +269,7 @@ pub fn default_sizes(len: u64, low: u64, high: u64) -> Vec<u64> {
 
 /// Steps, in MiB, of the whole-MiB candidates: the multiples of each are
 /// tried before those of the next, rounder sizes being likelier choices.
-const ROUND_STEPS: &[u64] = &[
+pub const ROUND_STEPS: &[u64] = &[
     4096, 2048, 1024, 1000, 512, 500, 256, 250, 128, 100, 64, 50, 32, 25, 16, 10, 8, 5, 4, 2, 1,
 ];
 
