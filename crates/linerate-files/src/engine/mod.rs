@@ -43,17 +43,21 @@
 //! chunks in flight: about 2 MiB per worker in lanes, or 4 MiB for a
 //! pipelined single stream.
 
+mod lane;
+mod range;
+
 use std::fs::File;
-use std::io;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use linerate::{HashAlgorithm, Md5Manager, StreamId};
 
 use crate::lane_buf::LaneBuf;
 use crate::{FileError, Progress};
+use lane::{SPARE_ROOM, Stream};
+
+use range::Range;
 
 /// Bytes a worker reads per round, over all its lanes: about one core's L2,
 /// so that what the read copies in is still there when the engine hashes
@@ -73,9 +77,6 @@ const MIN_ROUND_READ: usize = 64 << 10;
 // `clamp(MIN_ROUND_READ, chunk)` below needs the smaller bound first.
 const _: () = assert!(MIN_ROUND_READ <= MIN_LANE_CHUNK);
 
-/// Room past a whole file's chunk where the end of the file is found.
-const SPARE_ROOM: usize = 4 << 10;
-
 /// Segments this small always go to a lane: even alone there, they cost
 /// little.
 const SMALL_SEGMENT: u64 = 4 << 20;
@@ -89,9 +90,6 @@ const ALONE_CHUNK: usize = 256 << 10;
 
 /// Buffers of a segment read on one thread and hashed on another.
 const PIPELINE_CHUNK: usize = 1 << 20;
-
-/// Buffers in flight between the reading and the hashing thread.
-const PIPELINE_DEPTH: usize = 4;
 
 /// A piece of a file whose digest is wanted.
 pub struct Segment<T> {
@@ -302,89 +300,6 @@ impl<'a, T: Send, S: Source<T>> Shared<'a, T, S> {
     }
 }
 
-/// A segment open in a lane.
-struct Stream<T> {
-    segment: Segment<T>,
-    id: StreamId,
-    buf: LaneBuf,
-    /// Bytes of the segment read so far.
-    done: u64,
-    /// Bytes of `buf` read this round.
-    filled: usize,
-    /// `Some` once the segment ended (`Ok`) or failed (`Err`).
-    end: Option<Result<(), FileError>>,
-}
-
-impl<T> Stream<T> {
-    /// Bytes still expected (for a whole file: from its size when taken).
-    fn left(&self) -> u64 {
-        self.segment.len.saturating_sub(self.done)
-    }
-
-    /// Reads the next piece: `target` bytes, or to the segment's end, or up
-    /// to a failed read.
-    fn fill(&mut self, target: usize) {
-        self.filled = 0;
-        if self.segment.to_end {
-            self.fill_to_end(target);
-        } else {
-            self.fill_exact(target);
-        }
-        self.done += self.filled as u64;
-    }
-
-    /// An exact segment: `target` bytes or what is left of it; a file that
-    /// ends first has shrunk.
-    fn fill_exact(&mut self, target: usize) {
-        let want = self.left().min(target.min(self.buf.len()) as u64) as usize;
-        let offset = self.segment.offset + self.done;
-        match read_exact_at(&self.segment.file, &mut self.buf[..want], offset) {
-            Ok(()) => {
-                self.filled = want;
-                if self.done + want as u64 == self.segment.len {
-                    self.end = Some(Ok(()));
-                }
-            }
-            Err(e) => self.end = Some(Err(FileError::Read(e))),
-        }
-    }
-
-    /// A whole file. Where it is expected to end it reads on into the
-    /// buffer's spare room, which finds the end (a read of 0) in this round
-    /// instead of costing the lane a round of its own, and takes in what a
-    /// growing file added.
-    fn fill_to_end(&mut self, target: usize) {
-        let expected = self.left();
-        loop {
-            let goal = if self.filled as u64 >= expected {
-                self.buf.len()
-            } else {
-                target.min(self.buf.len())
-            };
-            if self.filled >= goal {
-                break;
-            }
-            let offset = self.segment.offset + self.done + self.filled as u64;
-            match self
-                .segment
-                .file
-                .read_at(&mut self.buf[self.filled..goal], offset)
-            {
-                Ok(0) => {
-                    self.end = Some(Ok(()));
-                    break;
-                }
-                Ok(n) => self.filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.end = Some(Err(FileError::Read(e)));
-                    break;
-                }
-            }
-        }
-    }
-}
-
 struct Worker<'s, 'a, T, S> {
     shared: &'s Shared<'a, T, S>,
     results: Sender<Outcome<T>>,
@@ -586,126 +501,8 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
     }
 }
 
-/// The bytes of a segment, read in order.
-struct Range<'f> {
-    file: &'f File,
-    offset: u64,
-    /// Exactly this many bytes; `None`: to the end of the file.
-    len: Option<u64>,
-}
-
-impl Range<'_> {
-    /// Fills `buf` from `at` bytes into the range: as much as fits, to the
-    /// range's end. 0 when the range is over; an error if the file ends
-    /// before an exact range does (after handing out what it did hold, so
-    /// that the prefixes it covers still get their digests).
-    fn fill(&self, buf: &mut [u8], at: u64) -> io::Result<usize> {
-        let want = match self.len {
-            Some(len) => (len - at).min(buf.len() as u64) as usize,
-            None => buf.len(),
-        };
-        let mut filled = 0;
-        while filled < want {
-            match self
-                .file
-                .read_at(&mut buf[filled..want], self.offset + at + filled as u64)
-            {
-                Ok(0) if self.len.is_some() && filled == 0 => return Err(shrank()),
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(filled)
-    }
-
-    /// Feeds the range to `absorb` through `buf`, on this thread; `false`
-    /// if `absorb` asked to stop.
-    fn read_into(&self, buf: &mut [u8], absorb: &mut dyn FnMut(&[u8]) -> bool) -> io::Result<bool> {
-        let mut at = 0u64;
-        loop {
-            let n = self.fill(buf, at)?;
-            if n == 0 {
-                return Ok(true);
-            }
-            if !absorb(&buf[..n]) {
-                return Ok(false);
-            }
-            at += n as u64;
-        }
-    }
-
-    /// [`read_into`](Self::read_into) with the reads on a second thread:
-    /// the reader fills buffers and passes them over, this thread hands
-    /// them back. A read error ends the reader, and is the result.
-    fn read_pipelined(&self, absorb: &mut dyn FnMut(&[u8]) -> bool) -> io::Result<bool> {
-        let (full_sender, full) = mpsc::sync_channel::<(Vec<u8>, usize)>(PIPELINE_DEPTH);
-        let (empty_sender, empty) = mpsc::channel::<Vec<u8>>();
-        for _ in 0..PIPELINE_DEPTH {
-            drop(empty_sender.send(vec![0; PIPELINE_CHUNK]));
-        }
-        std::thread::scope(|scope| {
-            let reader = scope.spawn(move || self.read_ahead(&empty, &full_sender));
-            let mut going = true;
-            for (buf, n) in &full {
-                if !absorb(&buf[..n]) {
-                    going = false;
-                    break;
-                }
-                // The reader is gone once the range ended; the buffer with it.
-                drop(empty_sender.send(buf));
-            }
-            // Stopping early: closing the channels ends the reader.
-            drop(full);
-            drop(empty_sender);
-            reader.join().expect("the reading thread failed")?;
-            Ok(going)
-        })
-    }
-
-    /// The reading half of [`read_pipelined`](Self::read_pipelined).
-    fn read_ahead(
-        &self,
-        empty: &Receiver<Vec<u8>>,
-        full: &SyncSender<(Vec<u8>, usize)>,
-    ) -> io::Result<()> {
-        let mut at = 0u64;
-        while let Ok(mut buf) = empty.recv() {
-            let n = self.fill(&mut buf, at)?;
-            if n == 0 || full.send((buf, n)).is_err() {
-                return Ok(());
-            }
-            at += n as u64;
-        }
-        Ok(())
-    }
-}
-
-/// The error of a file that ends before an exact segment does.
-fn shrank() -> io::Error {
-    io::Error::new(io::ErrorKind::UnexpectedEof, "file shrank while being read")
-}
-
-/// Fills `buf` from `file` at `offset`; a file that ends first has shrunk
-/// since its size was taken.
-pub fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
-    while !buf.is_empty() {
-        match file.read_at(buf, offset) {
-            Ok(0) => return Err(shrank()),
-            Ok(n) => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::NoProgress;
 
@@ -755,7 +552,7 @@ mod tests {
         }
     }
 
-    fn scratch(name: &str, data: &[u8]) -> (std::path::PathBuf, Arc<File>) {
+    pub(crate) fn scratch(name: &str, data: &[u8]) -> (std::path::PathBuf, Arc<File>) {
         let dir =
             std::env::temp_dir().join(format!("linerate-engine-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -889,56 +686,6 @@ mod tests {
         assert_eq!(lane_chunk(32), 64 << 10);
     }
 
-    #[test]
-    fn pipelined_reads_match() {
-        let data: Vec<u8> = (0..PIPELINE_CHUNK * 5 + 77)
-            .map(|i| (i * 7 % 251) as u8)
-            .collect();
-        let (dir, file) = scratch("pipeline", &data);
-        for len in [None, Some(data.len() as u64 - 5)] {
-            let range = Range {
-                file: &file,
-                offset: 3,
-                len,
-            };
-            let mut seen = Vec::new();
-            assert!(
-                range
-                    .read_pipelined(&mut |piece| {
-                        seen.extend_from_slice(piece);
-                        true
-                    })
-                    .unwrap()
-            );
-            let end = len.map_or(data.len(), |l| 3 + l as usize);
-            assert!(seen == data[3..end], "{len:?}");
-        }
-        // Past the end of the file: the shrink is the result.
-        let range = Range {
-            file: &file,
-            offset: 0,
-            len: Some(data.len() as u64 + 1),
-        };
-        assert!(range.read_pipelined(&mut |_| true).is_err());
-        // Asked to stop: stops.
-        let mut calls = 0;
-        let range = Range {
-            file: &file,
-            offset: 0,
-            len: None,
-        };
-        assert!(
-            !range
-                .read_pipelined(&mut |_| {
-                    calls += 1;
-                    false
-                })
-                .unwrap()
-        );
-        assert_eq!(calls, 1);
-        std::fs::remove_dir_all(&dir).ok();
-    }
-
     /// Whole files of these sizes (all of /dev/null: only the sizes
     /// matter), for the claiming rules.
     struct Lens {
@@ -1036,66 +783,5 @@ mod tests {
         // A worker with spare threads reads a lone file on a second thread.
         assert!(shared(&[1 << 30], HashAlgorithm::Md5, 2).pipeline);
         assert!(!shared(&[1 << 30, 1], HashAlgorithm::Md5, 2).pipeline);
-    }
-
-    /// A lane stream on the whole of `file`, whose size hint is `hint`.
-    fn lane_stream(file: &Arc<File>, hint: u64) -> Stream<usize> {
-        Stream {
-            segment: Segment {
-                file: Arc::clone(file),
-                offset: 0,
-                len: hint,
-                to_end: true,
-                tag: 0,
-                prefixes: Vec::new(),
-            },
-            id: Md5Manager::new().open().unwrap(),
-            buf: LaneBuf::new(MIN_LANE_CHUNK + SPARE_ROOM),
-            done: 0,
-            filled: 0,
-            end: None,
-        }
-    }
-
-    /// [`lane_stream`] read to its end in rounds of `target` bytes:
-    /// everything read, in order.
-    fn read_with_hint(file: &Arc<File>, hint: u64, target: usize) -> Vec<u8> {
-        let mut stream = lane_stream(file, hint);
-        let mut read = Vec::new();
-        let mut rounds = 0;
-        while stream.end.is_none() {
-            stream.fill(target);
-            read.extend_from_slice(&stream.buf[..stream.filled]);
-            rounds += 1;
-            assert!(rounds < 100, "no end found");
-        }
-        assert!(matches!(stream.end, Some(Ok(()))));
-        read
-    }
-
-    #[test]
-    fn reads_follow_the_file_not_its_size_hint() {
-        let data: Vec<u8> = (0..300_000).map(|i| (i * 13 % 251) as u8).collect();
-        let (dir, file) = scratch("hint", &data);
-        // Right, too small (the file grew), too large (it shrank), none.
-        for hint in [300_000, 100_000, 1 << 20, 0] {
-            for target in [MIN_ROUND_READ, MIN_LANE_CHUNK, 300_000] {
-                assert!(
-                    read_with_hint(&file, hint, target) == data,
-                    "{hint} {target}"
-                );
-            }
-        }
-        std::fs::remove_dir_all(&dir).ok();
-    }
-
-    #[test]
-    fn a_file_that_ends_as_expected_ends_in_the_same_round() {
-        let (dir, file) = scratch("round", &vec![7u8; MIN_ROUND_READ]);
-        let mut stream = lane_stream(&file, MIN_ROUND_READ as u64);
-        stream.fill(MIN_ROUND_READ);
-        assert_eq!(stream.filled, MIN_ROUND_READ);
-        assert!(matches!(stream.end, Some(Ok(()))));
-        std::fs::remove_dir_all(&dir).ok();
     }
 }
