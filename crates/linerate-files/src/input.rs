@@ -1,7 +1,6 @@
 //! What is hashed: a named file, or this process's standard input.
 
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 
 /// An input to hash. Which name (if any) means standard input is the
 /// caller's convention (`-` on linerate's command line); here a path is
@@ -12,14 +11,4 @@ pub enum Input<'a> {
     Stdin,
     /// The file at this path (a regular file, a FIFO, a device...).
     Path(&'a OsStr),
-}
-
-impl<'a> Input<'a> {
-    /// The name to show in messages and progress: the path, or `-`.
-    pub fn name(&self) -> &'a [u8] {
-        match self {
-            Input::Stdin => b"-",
-            Input::Path(p) => p.as_bytes(),
-        }
-    }
 }

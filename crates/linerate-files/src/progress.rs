@@ -3,6 +3,8 @@
 //! command line draws a bar from it; a library caller may ignore it
 //! ([`NoProgress`]).
 
+use crate::Input;
+
 /// Hears of the engine's progress. Every method may be called from any of
 /// the engine's threads, and does nothing by default.
 pub trait Progress: Sync {
@@ -13,9 +15,10 @@ pub trait Progress: Sync {
     }
     /// The work ahead: about `bytes` bytes in `inputs` inputs.
     fn expect(&self, _bytes: u64, _inputs: u64) {}
-    /// The calling thread starts on (or waits for) the input `name`, of
-    /// `len` bytes if it is a regular file whose size is known.
-    fn begin_file(&self, _name: &[u8], _len: Option<u64>) {}
+    /// The calling thread starts on (or waits for) `input`, of `len` bytes
+    /// if it is a regular file whose size is known (or, for a search, the
+    /// bytes the search will read).
+    fn begin_file(&self, _input: Input<'_>, _len: Option<u64>) {}
     /// `bytes` more bytes were read and hashed.
     fn advance(&self, _bytes: usize) {}
     /// One more input (or part) is done, or failed.

@@ -64,7 +64,7 @@ impl Reader {
     ) -> Result<(), FileError> {
         let result = match input {
             Input::Stdin => {
-                progress.begin_file(input.name(), None);
+                progress.begin_file(input, None);
                 self.absorb_reader(io::stdin().lock(), absorb, |n| progress.advance(n))
                     .map_err(FileError::Read)
             }
@@ -75,7 +75,7 @@ impl Reader {
                     .ok()
                     .filter(|m| m.is_file())
                     .map(|m| m.len());
-                progress.begin_file(input.name(), len);
+                progress.begin_file(input, len);
                 self.absorb_reader(file, absorb, |n| progress.advance(n))
                     .map_err(FileError::Read)
             }

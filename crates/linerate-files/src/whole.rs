@@ -73,7 +73,7 @@ pub fn hash_in_order(
                     result
                 }
                 Some(job) => {
-                    progress.begin_file(input.name(), None);
+                    progress.begin_file(*input, None);
                     let result = wait_for(job, &mut arrived, results);
                     progress.end_file();
                     result

@@ -108,7 +108,7 @@ impl Checker<'_> {
             .and_then(|(file, len)| {
                 let mut search = Search {
                     progress: &*progress,
-                    name: &line.name,
+                    input: input(name),
                     file,
                     len,
                     threads: self.threads,

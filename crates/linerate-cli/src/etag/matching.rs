@@ -29,7 +29,7 @@ pub fn run(
             .and_then(|(file, len)| {
                 let mut search = Search {
                     progress: &*progress,
-                    name: name_bytes,
+                    input: input(name),
                     file,
                     len,
                     threads,

@@ -14,6 +14,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use linerate_files::Input;
 
 /// Inputs smaller than this finish too quickly for a bar to help...
 pub const THRESHOLD: u64 = 256 * 1024 * 1024;
@@ -150,11 +151,14 @@ impl linerate_files::Progress for Progress {
         }
     }
 
-    fn begin_file(&self, name: &[u8], len: Option<u64>) {
+    fn begin_file(&self, input: Input<'_>, len: Option<u64>) {
         if !self.enabled {
             return;
         }
-        let label = String::from_utf8_lossy(name).into_owned();
+        let label = match input {
+            Input::Stdin => "-".to_string(),
+            Input::Path(path) => path.to_string_lossy().into_owned(),
+        };
         if let Some(run) = self.run_bar() {
             run.bar.set_message(label);
         } else if let Some(len) = len.filter(|&len| len >= THRESHOLD) {

@@ -74,7 +74,7 @@ pub fn etags_in_order(
         for (index, (input, route)) in inputs.iter().zip(routes).enumerate() {
             match route {
                 Some(job) => {
-                    progress.begin_file(input.name(), None);
+                    progress.begin_file(*input, None);
                     let result = done.wait_for(job, results);
                     progress.end_file();
                     each(index, Some(jobs[job].layout), result);

@@ -157,8 +157,8 @@ pub fn open_for_search(input: Input<'_>) -> io::Result<(Arc<File>, u64)> {
 /// Searches the part size that gives `target` for `file` of `len` bytes.
 pub struct Search<'a> {
     pub progress: &'a dyn Progress,
-    /// The file's name, for the progress bar.
-    pub name: &'a [u8],
+    /// The input searched, for progress reports.
+    pub input: Input<'a>,
     pub file: Arc<File>,
     pub len: u64,
     pub threads: usize,
@@ -202,7 +202,7 @@ impl Search<'_> {
         let parts = target.parts.unwrap_or(1);
         let source = Candidates::new(Arc::clone(&self.file), self.len, sizes, parts);
         let work = source.bytes_left;
-        self.progress.begin_file(self.name, Some(work));
+        self.progress.begin_file(self.input, Some(work));
         let found = engine::run(
             source,
             HashAlgorithm::Md5,
