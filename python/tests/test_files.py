@@ -6,6 +6,9 @@ import hashlib
 import importlib.util
 import os
 import pathlib
+import subprocess
+import sys
+import threading
 
 import pytest
 
@@ -119,3 +122,55 @@ def test_file_calls_release_the_gil(tmp_path):
     # One part: one stream, long enough to see (twelve 8 MiB parts share
     # the lanes and can finish within a switch interval or two).
     assert ticks_during(lambda: linerate.s3_etag(path, 128 << 20)) > 0
+
+
+CHANGING_CHILD = """
+import os, sys, linerate
+paths = sys.argv[1:]
+for p, r in zip(paths, linerate.hash_files(paths, threads=1, errors="return")):
+    print(p, r.hex() if isinstance(r, bytes) else "error: " + str(r))
+print(linerate.hash_file(paths[0]).hex())
+"""
+
+
+@pytest.mark.parametrize("change", ["truncate", "append"])
+def test_a_file_that_changes_while_hashed_is_an_error(tmp_path, change):
+    # The engine's LINERATE_TEST_PAUSE hook stops the child after the first
+    # piece of `big`; the file changes then, for real, mid-read. The hook
+    # fires once per process: the second call (hash_file) sees the file as
+    # it now is, whole, and hashes it.
+
+    big = write(tmp_path, "big", bytes(range(256)) * (32 << 10))
+    other = write(tmp_path, "other", b"abc")
+    fifos = tmp_path / "fifos"
+    fifos.mkdir()
+    os.mkfifo(fifos / "paused")
+    os.mkfifo(fifos / "resume")
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHANGING_CHILD, str(big), str(other)],
+        env={**os.environ, "LINERATE_TEST_PAUSE": str(fifos)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    got = []
+    reader = threading.Thread(target=lambda: got.append((fifos / "paused").read_text()), daemon=True)
+    reader.start()
+    reader.join(120)
+    if not got:
+        child.kill()
+        pytest.fail("the child never paused: LINERATE_TEST_PAUSE did not fire")
+    assert got == ["paused\n"]
+    with open(big, "r+b") as f:
+        if change == "truncate":
+            f.truncate(1000)
+        else:
+            f.seek(0, os.SEEK_END)
+            f.write(b"and then some")
+    (fifos / "resume").write_text("go\n")
+    out, _ = child.communicate(timeout=120)
+    assert child.returncode == 0
+    assert out.splitlines() == [
+        f"{big} error: {big}: file changed while reading",
+        f"{other} {hashlib.md5(b'abc').hexdigest()}",
+        hashlib.md5(big.read_bytes()).hexdigest(),
+    ]

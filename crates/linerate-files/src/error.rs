@@ -13,14 +13,23 @@ pub enum FileError {
     /// Reading failed part way (or at once, as for a directory).
     #[error("{}", strerror(.0))]
     Read(#[source] io::Error),
+    /// The file shrank or grew while it was read: its digest would be of
+    /// no version of it. (md5sum hashes whatever its reads return.)
+    #[error("{}", strerror(.0))]
+    Changed(#[source] io::Error),
 }
 
 impl FileError {
     /// The underlying I/O error.
     pub fn io_error(&self) -> &io::Error {
         match self {
-            FileError::Open(e) | FileError::Read(e) => e,
+            FileError::Open(e) | FileError::Read(e) | FileError::Changed(e) => e,
         }
+    }
+
+    /// The file changed size while it was read.
+    pub fn changed() -> FileError {
+        FileError::Changed(io::Error::other("file changed while reading"))
     }
 
     /// Whether the file does not exist.
@@ -34,6 +43,7 @@ impl FileError {
         match self {
             FileError::Open(e) => FileError::Open(duplicate(e)),
             FileError::Read(e) => FileError::Read(duplicate(e)),
+            FileError::Changed(e) => FileError::Changed(duplicate(e)),
         }
     }
 }
@@ -71,5 +81,9 @@ mod tests {
         assert!(missing.is_missing());
         assert!(!FileError::Read(io::Error::from_raw_os_error(2)).is_missing());
         assert_eq!(missing.duplicate().io_error().raw_os_error(), Some(2));
+        let changed = FileError::changed();
+        assert_eq!(changed.to_string(), "file changed while reading");
+        assert_eq!(changed.duplicate().to_string(), changed.to_string());
+        assert!(!changed.is_missing());
     }
 }

@@ -36,6 +36,7 @@ mod lane_buf;
 mod progress;
 pub mod read;
 pub mod s3;
+mod test_pause;
 pub mod tree;
 pub mod whole;
 

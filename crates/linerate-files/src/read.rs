@@ -1,8 +1,7 @@
 //! One input read on the calling thread in fixed-size chunks, so memory use
 //! does not depend on its size and pipes, FIFOs, devices and standard input
-//! work like regular files. Files are read with `read(2)`, never mapped, so
-//! one that shrinks or grows meanwhile is hashed as far as the reads go,
-//! never a crash (a mapping of a truncated file faults).
+//! work like regular files. A regular file that ends elsewhere than its size
+//! at the open said changed while it was read ([`FileError::Changed`]).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -76,8 +75,24 @@ impl Reader {
                     .filter(|m| m.is_file())
                     .map(|m| m.len());
                 progress.begin_file(input, len);
-                self.absorb_reader(file, absorb, |n| progress.advance(n))
-                    .map_err(FileError::Read)
+                let mut read = 0u64;
+                self.absorb_reader(file, absorb, |n| {
+                    if read == 0 {
+                        let more = len.is_some_and(|len| len > n as u64);
+                        crate::test_pause::after_read(0, more);
+                    }
+                    read += n as u64;
+                    progress.advance(n);
+                })
+                .map_err(FileError::Read)
+                .and_then(|()| {
+                    // A regular file must end where its size said: one that
+                    // shrank or grew while read changed.
+                    match len {
+                        Some(len) if len != read => Err(FileError::changed()),
+                        _ => Ok(()),
+                    }
+                })
             }
         };
         progress.end_file();

@@ -34,7 +34,7 @@ pub const WINDOW: usize = 4096;
 /// A regular file for the engine.
 struct Job<'a> {
     path: &'a OsStr,
-    /// Its size when it was `stat`ed (a hint; the file is read to its end).
+    /// Its size when it was `stat`ed: what it must still hold when read.
     len: u64,
 }
 
@@ -154,8 +154,10 @@ impl Source<usize> for Files<'_> {
             Ok(file) => Item::Segment(Segment {
                 file: Arc::new(file),
                 offset: 0,
+                // Its size when it was `stat`ed: one that differs by the time
+                // the file is read changed meanwhile.
                 len: job.len,
-                to_end: true,
+                ends_file: true,
                 tag: index,
                 prefixes: Vec::new(),
             }),

@@ -5,6 +5,7 @@ mod support;
 
 mod architecture;
 mod audit;
+mod changing;
 mod etag;
 mod etag_search;
 mod mac_check;

@@ -1,17 +1,14 @@
 //! A segment open in a lane of a worker's engine: each round it reads its
 //! next piece (`pread`) into its cache-line-aligned buffer.
 
-use std::io;
-use std::os::unix::fs::FileExt;
-
 use linerate::StreamId;
 
 use super::Segment;
-use super::range::read_exact_at;
+use super::range::read_at_most;
 use crate::FileError;
 use crate::lane_buf::LaneBuf;
 
-/// Room past a whole file's chunk where the end of the file is found.
+/// Room past a lane's chunk, where the byte after a file's end is looked for.
 pub(super) const SPARE_ROOM: usize = 4 << 10;
 
 /// A segment open in a lane.
@@ -28,72 +25,34 @@ pub(super) struct Stream<T> {
 }
 
 impl<T> Stream<T> {
-    /// Bytes still expected (for a whole file: from its size when taken).
+    /// Bytes still to read.
     pub(super) fn left(&self) -> u64 {
         self.segment.len.saturating_sub(self.done)
     }
 
-    /// Reads the next piece: `target` bytes, or to the segment's end, or up
-    /// to a failed read.
+    /// Reads the next piece: `target` bytes or what is left of the
+    /// segment. Where a segment that ends the file ends, it reads one byte
+    /// more into the buffer's spare room, to see in the same call that the
+    /// file did not grow. A file that shrank or grew is
+    /// [`FileError::Changed`].
     pub(super) fn fill(&mut self, target: usize) {
         self.filled = 0;
-        if self.segment.to_end {
-            self.fill_to_end(target);
-        } else {
-            self.fill_exact(target);
-        }
-        self.done += self.filled as u64;
-    }
-
-    /// An exact segment: `target` bytes or what is left of it; a file that
-    /// ends first has shrunk.
-    fn fill_exact(&mut self, target: usize) {
-        let want = self.left().min(target.min(self.buf.len()) as u64) as usize;
+        let left = self.left();
+        let want = left.min(target.min(self.buf.len()) as u64) as usize;
+        let at_end = want as u64 == left;
+        let probe = self.segment.ends_file && at_end && want < self.buf.len();
         let offset = self.segment.offset + self.done;
-        match read_exact_at(&self.segment.file, &mut self.buf[..want], offset) {
-            Ok(()) => {
-                self.filled = want;
-                if self.done + want as u64 == self.segment.len {
-                    self.end = Some(Ok(()));
-                }
+        let read = &mut self.buf[..want + usize::from(probe)];
+        self.end = match read_at_most(&self.segment.file, read, offset) {
+            Err(e) => Some(Err(FileError::Read(e))),
+            Ok(got) if got != want => Some(Err(FileError::changed())),
+            Ok(got) => {
+                self.filled = got;
+                self.done += got as u64;
+                crate::test_pause::after_read(offset, !at_end);
+                at_end.then_some(Ok(()))
             }
-            Err(e) => self.end = Some(Err(FileError::Read(e))),
-        }
-    }
-
-    /// A whole file. Where it is expected to end it reads on into the
-    /// buffer's spare room, which finds the end (a read of 0) in this round
-    /// instead of costing the lane a round of its own, and takes in what a
-    /// growing file added.
-    fn fill_to_end(&mut self, target: usize) {
-        let expected = self.left();
-        loop {
-            let goal = if self.filled as u64 >= expected {
-                self.buf.len()
-            } else {
-                target.min(self.buf.len())
-            };
-            if self.filled >= goal {
-                break;
-            }
-            let offset = self.segment.offset + self.done + self.filled as u64;
-            match self
-                .segment
-                .file
-                .read_at(&mut self.buf[self.filled..goal], offset)
-            {
-                Ok(0) => {
-                    self.end = Some(Ok(()));
-                    break;
-                }
-                Ok(n) => self.filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.end = Some(Err(FileError::Read(e)));
-                    break;
-                }
-            }
-        }
+        };
     }
 }
 
@@ -108,14 +67,14 @@ mod tests {
     use crate::engine::tests::scratch;
     use crate::engine::{MIN_LANE_CHUNK, MIN_ROUND_READ};
 
-    /// A lane stream on the whole of `file`, whose size hint is `hint`.
-    fn lane_stream(file: &Arc<File>, hint: u64) -> Stream<usize> {
+    /// A lane stream on the whole of `file`, expected to be `len` bytes.
+    fn lane_stream(file: &Arc<File>, len: u64) -> Stream<usize> {
         Stream {
             segment: Segment {
                 file: Arc::clone(file),
                 offset: 0,
-                len: hint,
-                to_end: true,
+                len,
+                ends_file: true,
                 tag: 0,
                 prefixes: Vec::new(),
             },
@@ -128,9 +87,9 @@ mod tests {
     }
 
     /// [`lane_stream`] read to its end in rounds of `target` bytes:
-    /// everything read, in order.
-    fn read_with_hint(file: &Arc<File>, hint: u64, target: usize) -> Vec<u8> {
-        let mut stream = lane_stream(file, hint);
+    /// everything read, in order, or how it ended.
+    fn read_expecting(file: &Arc<File>, len: u64, target: usize) -> Result<Vec<u8>, FileError> {
+        let mut stream = lane_stream(file, len);
         let mut read = Vec::new();
         let mut rounds = 0;
         while stream.end.is_none() {
@@ -139,21 +98,20 @@ mod tests {
             rounds += 1;
             assert!(rounds < 100, "no end found");
         }
-        assert!(matches!(stream.end, Some(Ok(()))));
-        read
+        stream.end.expect("ended").map(|()| read)
     }
 
     #[test]
-    fn reads_follow_the_file_not_its_size_hint() {
+    fn a_file_of_another_size_than_expected_changed() {
         let data: Vec<u8> = (0..300_000).map(|i| (i * 13 % 251) as u8).collect();
-        let (dir, file) = scratch("hint", &data);
-        // Right, too small (the file grew), too large (it shrank), none.
-        for hint in [300_000, 100_000, 1 << 20, 0] {
-            for target in [MIN_ROUND_READ, MIN_LANE_CHUNK, 300_000] {
-                assert!(
-                    read_with_hint(&file, hint, target) == data,
-                    "{hint} {target}"
-                );
+        let (dir, file) = scratch("expected", &data);
+        for target in [MIN_ROUND_READ, MIN_LANE_CHUNK, 300_000] {
+            // The size it has: all of it.
+            assert!(read_expecting(&file, 300_000, target).ok() == Some(data.clone()));
+            // Smaller (the file grew since), larger (it shrank), empty.
+            for len in [100_000, 299_999, 300_001, 1 << 20, 0] {
+                let end = read_expecting(&file, len, target);
+                assert!(matches!(end, Err(FileError::Changed(_))), "{len} {target}");
             }
         }
         std::fs::remove_dir_all(&dir).ok();

@@ -33,10 +33,11 @@
 //!   read on a thread of its own while the worker hashes, so reading and
 //!   hashing overlap.
 //!
-//! A segment is either exact (a part: `len` bytes from `offset`, a file that
-//! ends sooner has shrunk, an error) or a whole file read to its end
-//! (`to_end`: `len` is only the size it had when `stat`ed; a file that grew
-//! or shrank is hashed as far as the reads go, as md5sum does).
+//! A segment is `len` bytes from `offset`: a file that ends sooner shrank
+//! while it was read. One that ends the file (a whole file, an upload's last
+//! part) is also checked for bytes past its end, which a file that grew
+//! would have. Either change is [`FileError::Changed`]: the digest would be
+//! of no version of the file (md5sum hashes whatever its reads return).
 //!
 //! Every outcome goes to the consumer on the calling thread, tagged as its
 //! segment was, in the order the work finishes. Memory is bounded by the
@@ -95,11 +96,13 @@ const PIPELINE_CHUNK: usize = 1 << 20;
 pub struct Segment<T> {
     pub file: Arc<File>,
     pub offset: u64,
-    /// The bytes to hash; for a whole file (`to_end`) only the size it had
-    /// when its size was taken.
+    /// The bytes to hash.
     pub len: u64,
-    /// A whole file: read from `offset` to its end, however long that is.
-    pub to_end: bool,
+    /// The file should end where the segment does (a whole file, or an
+    /// upload's last part): a byte past it means the file grew while it was
+    /// read, as too few bytes mean it shrank, and either is
+    /// [`FileError::Changed`].
+    pub ends_file: bool,
     /// Where the digest of the whole segment goes.
     pub tag: T,
     /// Digests of the segment's own prefixes also wanted: their lengths
@@ -468,7 +471,8 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
         let range = Range {
             file: &segment.file,
             offset: segment.offset,
-            len: (!segment.to_end).then_some(segment.len),
+            len: segment.len,
+            ends_file: segment.ends_file,
         };
         let read = if shared.pipeline && segment.len > PIPELINE_CHUNK as u64 {
             range.read_pipelined(&mut absorb)
@@ -492,9 +496,9 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
             Err(e) => {
                 // Every tag gets its outcome: the same error for each.
                 for (_, tag) in prefixes {
-                    send(tag, Err(FileError::Read(crate::error::duplicate(&e))));
+                    send(tag, Err(e.duplicate()));
                 }
-                send(segment.tag, Err(FileError::Read(e)));
+                send(segment.tag, Err(e));
             }
         }
         shared.progress.file_done();
@@ -511,7 +515,7 @@ pub(crate) mod tests {
         file: Arc<File>,
         items: std::vec::IntoIter<(u64, u64, Vec<u64>)>,
         tag: usize,
-        to_end: bool,
+        ends_file: bool,
     }
 
     impl Source<usize> for List {
@@ -528,7 +532,7 @@ pub(crate) mod tests {
                 file: Arc::clone(&self.file),
                 offset,
                 len,
-                to_end: self.to_end,
+                ends_file: self.ends_file,
                 tag,
                 prefixes,
             }))
@@ -543,12 +547,12 @@ pub(crate) mod tests {
         }
     }
 
-    fn list(file: &Arc<File>, items: Vec<(u64, u64, Vec<u64>)>, to_end: bool) -> List {
+    fn list(file: &Arc<File>, items: Vec<(u64, u64, Vec<u64>)>, ends_file: bool) -> List {
         List {
             file: Arc::clone(file),
             items: items.into_iter(),
             tag: 0,
-            to_end,
+            ends_file,
         }
     }
 
@@ -602,34 +606,38 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn whole_files_are_read_to_their_end_whatever_their_size_hint() {
+    fn whole_files_are_whole_or_changed() {
         // Past one pipelined read, short of two lane rounds.
         let data: Vec<u8> = (0..(PIPELINE_CHUNK + 4321))
             .map(|i| (i * 13 % 251) as u8)
             .collect();
-        let (dir, file) = scratch("to-end", &data);
+        let (dir, file) = scratch("whole", &data);
         let len = data.len() as u64;
-        // Right, too small (the file grew), too large (it shrank), none;
-        // many in lanes (more than one engine's width) and one alone, read
-        // on this thread or a second one; MD5 and MD5-P/16.
-        for hint in [len, 100_000, len + (1 << 20), 0] {
+        // The size it has; smaller (the file grew since), larger (it
+        // shrank), none. Many in lanes (more than one engine's width) and
+        // one alone, read on this thread or a second one; MD5 and MD5-P/16.
+        for expected in [len, 100_000, len + (1 << 20), 0] {
             for (threads, copies) in [(1, 1), (3, 1), (1, 33), (2, 33)] {
                 for algorithm in [HashAlgorithm::Md5, HashAlgorithm::Md5p(16)] {
-                    let source = list(&file, vec![(0, hint, Vec::new()); copies], true);
+                    let source = list(&file, vec![(0, expected, Vec::new()); copies], true);
                     let mut got = Vec::new();
                     run(source, algorithm, threads, &NoProgress, |results| {
                         while let Some((tag, digest)) = results.recv() {
-                            got.push((tag, digest.expect("read")));
+                            got.push((tag, digest));
                         }
                     });
                     let mut want = algorithm.hasher();
                     want.update(&data);
                     let want = want.finalize();
                     assert_eq!(got.len(), copies);
-                    assert!(
-                        got.iter().all(|(_, d)| *d == want),
-                        "{hint} {threads} {copies} {algorithm:?}"
-                    );
+                    let what = format!("{expected} {threads} {copies} {algorithm:?}");
+                    for (_, digest) in got {
+                        if expected == len {
+                            assert_eq!(digest.ok(), Some(want), "{what}");
+                        } else {
+                            assert!(matches!(digest, Err(FileError::Changed(_))), "{what}");
+                        }
+                    }
                 }
             }
         }
@@ -702,7 +710,7 @@ pub(crate) mod tests {
                 file: Arc::clone(&self.file),
                 offset: 0,
                 len,
-                to_end: true,
+                ends_file: true,
                 tag: self.next - 1,
                 prefixes: Vec::new(),
             }))

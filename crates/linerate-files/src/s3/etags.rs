@@ -137,7 +137,8 @@ impl Source<Tag> for Jobs<'_> {
             file,
             offset,
             len,
-            to_end: false,
+            // The file should end with its last part.
+            ends_file: last,
             tag: (index, part),
             prefixes: Vec::new(),
         }))

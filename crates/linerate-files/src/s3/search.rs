@@ -362,7 +362,7 @@ impl<'a> Candidates<'a> {
             file: Arc::clone(&file),
             offset: 0,
             len: first_part(longest),
-            to_end: false,
+            ends_file: false,
             tag: (longest, 0),
             prefixes,
         };
@@ -403,7 +403,7 @@ impl Source<(usize, u64)> for Candidates<'_> {
             file: Arc::clone(&self.file),
             offset,
             len,
-            to_end: false,
+            ends_file: false,
             tag,
             prefixes: Vec::new(),
         }))
