@@ -14,9 +14,11 @@ mod many;
 
 #[pymodule]
 fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // LINERATE_*_BACKEND follow the command line's rule: a name that is
-    // unknown, or that this CPU cannot run, is an error naming the valid ones.
+    // LINERATE_*_BACKEND and LINERATE_FILE_IO follow the command line's
+    // rule: a name that is unknown, or that this CPU cannot run, is an error
+    // naming the valid ones.
     linerate::backend::check_env()
+        .and_then(|()| linerate_files::check_env())
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     m.add_class::<hashers::Hash>()?;
     m.add_function(wrap_pyfunction!(hashers::md5, m)?)?;

@@ -62,7 +62,7 @@ fn main() -> ExitCode {
 
 /// Runs the command line (without the program name) and returns the exit code.
 fn run(args: Vec<OsString>) -> ExitCode {
-    if let Err(e) = linerate::backend::check_env() {
+    if let Err(e) = linerate::backend::check_env().and_then(|()| linerate_files::check_env()) {
         eprintln!("{PROGRAM}: {e}");
         return ExitCode::from(2);
     }

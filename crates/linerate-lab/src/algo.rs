@@ -105,9 +105,12 @@ impl Algo {
     /// needs many messages at once to fill its lanes; everything else one.
     pub fn blocks_per_call(self, bytes: usize) -> usize {
         match self {
-            // About 4 MiB of messages: 64 or more (two 32-lane groups)
-            // up to 64 KiB each, fewer only for huge blocks.
-            Algo::Md5Mb | Algo::MacMb(_) => ((4usize << 20) / bytes.max(1)).clamp(1, 4096),
+            // About 4 MiB of messages, and never fewer than the widest
+            // engine's lanes (32): with fewer, lanes idle and the figure is
+            // of the engine part empty (1 MiB blocks were 4 a call, 4 of 32
+            // lanes, until issue 18). So above 128 KiB a call is more than
+            // 4 MiB, and warm blocks no longer fit in the caches.
+            Algo::Md5Mb | Algo::MacMb(_) => ((4usize << 20) / bytes.max(1)).clamp(32, 4096),
             _ => 1,
         }
     }

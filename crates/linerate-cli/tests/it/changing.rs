@@ -3,7 +3,9 @@
 //! process truncates or appends to the file in the middle of the read
 //! (the engine's `LINERATE_TEST_PAUSE` handshake stops it there), and the
 //! file gets one line, `NAME: file changed while reading`, exit status 1,
-//! with the other files still hashed.
+//! with the other files still hashed. Each test runs under every file I/O
+//! policy (`LINERATE_FILE_IO`): a mapped file that shrinks faults (SIGBUS),
+//! which must not end the process.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -37,9 +39,13 @@ impl Change {
     }
 }
 
-/// Runs `linerate ARGS` in `dir`, paused after the first piece of the first
-/// file it reads, applies `change` to `target` there, lets it go on.
-fn run_changing(dir: &Path, args: &[&str], target: &Path, change: Change) -> Outcome {
+/// The file I/O policies: read, mapped, and the default.
+const IO: [&str; 3] = ["read", "map", "auto"];
+
+/// Runs `linerate ARGS` in `dir` under file I/O policy `io`, paused after
+/// the first piece of the first file it reads, applies `change` to `target`
+/// there, lets it go on.
+fn run_changing(dir: &Path, args: &[&str], io: &str, target: &Path, change: Change) -> Outcome {
     let fifos = scratch();
     for name in ["paused", "resume"] {
         let made = Command::new("mkfifo")
@@ -53,6 +59,7 @@ fn run_changing(dir: &Path, args: &[&str], target: &Path, change: Change) -> Out
         .current_dir(dir)
         .env("LC_ALL", "C.UTF-8")
         .env("LINERATE_TEST_PAUSE", fifos.path())
+        .env("LINERATE_FILE_IO", io)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -116,18 +123,22 @@ fn assert_changed(out: &Outcome, name: &str, what: &str) {
     );
 }
 
+/// Every combination of a change and a file I/O policy.
+fn cases() -> impl Iterator<Item = (Change, &'static str)> {
+    [Change::Truncate, Change::Append]
+        .into_iter()
+        .flat_map(|change| IO.map(|io| (change, io)))
+}
+
 #[test]
 fn sum_reports_a_file_that_shrank_or_grew_and_hashes_the_rest() {
-    for change in [Change::Truncate, Change::Append] {
+    for (change, io) in cases() {
         for threads in ["-j1", "-j2"] {
             let dir = tree();
-            let out = run_changing(
-                dir.path(),
-                &["sum", threads, "big", "other"],
-                &dir.path().join("big"),
-                change,
-            );
-            let what = format!("{change:?} {threads}");
+            let big = dir.path().join("big");
+            let args = ["sum", threads, "big", "other"];
+            let out = run_changing(dir.path(), &args, io, &big, change);
+            let what = format!("{change:?} {io} {threads}");
             assert_changed(&out, "big", &what);
             assert_eq!(
                 out.stdout_text(),
@@ -140,86 +151,84 @@ fn sum_reports_a_file_that_shrank_or_grew_and_hashes_the_rest() {
 
 #[test]
 fn a_tree_reports_a_file_that_changed() {
-    for change in [Change::Truncate, Change::Append] {
+    for (change, io) in cases() {
         let dir = tree();
-        let out = run_changing(
-            dir.path(),
-            &["sum", "-r", "."],
-            &dir.path().join("big"),
-            change,
-        );
-        assert_changed(&out, "./big", &format!("{change:?}"));
-        assert!(out.stdout_text().ends_with("  ./other\n"));
+        let big = dir.path().join("big");
+        let out = run_changing(dir.path(), &["sum", "-r", "."], io, &big, change);
+        let what = format!("{change:?} {io}");
+        assert_changed(&out, "./big", &what);
+        assert!(out.stdout_text().ends_with("  ./other\n"), "{what}");
     }
 }
 
 #[test]
 fn check_reports_a_file_that_changed_as_unreadable() {
-    let dir = tree();
-    let sums = Command::new(LINERATE)
-        .args(["sum", "big", "other"])
-        .current_dir(dir.path())
-        .output()
-        .expect("sum");
-    std::fs::write(dir.path().join("SUMS"), &sums.stdout).expect("write SUMS");
-    let out = run_changing(
-        dir.path(),
-        &["sum", "-c", "SUMS"],
-        &dir.path().join("big"),
-        Change::Append,
-    );
-    assert_eq!(out.status, Some(1));
-    assert_eq!(out.stdout_text(), "big: FAILED open or read\nother: OK\n");
-    assert!(
-        out.stderr_text()
-            .starts_with("linerate: big: file changed while reading\n"),
-        "{}",
-        out.stderr_text()
-    );
+    for (change, io) in cases() {
+        let dir = tree();
+        let sums = Command::new(LINERATE)
+            .args(["sum", "big", "other"])
+            .current_dir(dir.path())
+            .output()
+            .expect("sum");
+        std::fs::write(dir.path().join("SUMS"), &sums.stdout).expect("write SUMS");
+        let big = dir.path().join("big");
+        let out = run_changing(dir.path(), &["sum", "-c", "SUMS"], io, &big, change);
+        let what = format!("{change:?} {io}");
+        assert_eq!(out.status, Some(1), "{what}");
+        assert_eq!(
+            out.stdout_text(),
+            "big: FAILED open or read\nother: OK\n",
+            "{what}"
+        );
+        assert!(
+            out.stderr_text()
+                .starts_with("linerate: big: file changed while reading\n"),
+            "{what}: {}",
+            out.stderr_text()
+        );
+    }
 }
 
 #[test]
 fn an_audit_reports_a_file_that_changed_as_an_error() {
-    let dir = tree();
-    let manifest = Command::new(LINERATE)
-        .args(["sum", "-r", "."])
-        .current_dir(dir.path())
-        .output()
-        .expect("sum -r");
-    let list = scratch();
-    std::fs::write(list.path().join("tree.md5"), &manifest.stdout).expect("write manifest");
-    let manifest_path = list.path().join("tree.md5");
-    let out = run_changing(
-        dir.path(),
-        &["audit", manifest_path.to_str().unwrap()],
-        &dir.path().join("big"),
-        Change::Truncate,
-    );
-    assert_eq!(out.status, Some(1), "{}", out.stderr_text());
-    let text = out.stdout_text();
-    assert!(
-        text.contains("error: big: file changed while reading\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains("1 matched, 0 changed, 0 missing, 0 new, 1 error\n"),
-        "{text}"
-    );
+    for (change, io) in cases() {
+        let dir = tree();
+        let manifest = Command::new(LINERATE)
+            .args(["sum", "-r", "."])
+            .current_dir(dir.path())
+            .output()
+            .expect("sum -r");
+        let list = scratch();
+        let manifest_path = list.path().join("tree.md5");
+        std::fs::write(&manifest_path, &manifest.stdout).expect("write manifest");
+        let big = dir.path().join("big");
+        let args = ["audit", manifest_path.to_str().expect("UTF-8 path")];
+        let out = run_changing(dir.path(), &args, io, &big, change);
+        let what = format!("{change:?} {io}");
+        assert_eq!(out.status, Some(1), "{what}: {}", out.stderr_text());
+        let text = out.stdout_text();
+        assert!(
+            text.contains("error: big: file changed while reading\n"),
+            "{what}: {text}"
+        );
+        assert!(
+            text.contains("1 matched, 0 changed, 0 missing, 0 new, 1 error\n"),
+            "{what}: {text}"
+        );
+    }
 }
 
 #[test]
 fn etag_never_prints_the_etag_of_a_file_that_grew_or_shrank() {
-    for change in [Change::Truncate, Change::Append] {
+    for (change, io) in cases() {
         for threads in ["-j1", "-j2"] {
             let dir = tree();
-            let out = run_changing(
-                dir.path(),
-                &["etag", threads, "--part-size", "5MiB", "big", "other"],
-                &dir.path().join("big"),
-                change,
-            );
-            let what = format!("{change:?} {threads}");
+            let big = dir.path().join("big");
+            let args = ["etag", threads, "--part-size", "5MiB", "big", "other"];
+            let out = run_changing(dir.path(), &args, io, &big, change);
+            let what = format!("{change:?} {io} {threads}");
             assert_changed(&out, "big", &what);
+            // MD5 of the one part's MD5 ("abc"), then "-1".
             assert_eq!(
                 out.stdout_text(),
                 "af5da9f45af7a300e3aded972f8ff687-1  other\n",

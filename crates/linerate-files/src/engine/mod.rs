@@ -45,6 +45,7 @@
 //! pipelined single stream.
 
 mod lane;
+mod mapped;
 mod range;
 
 use std::fs::File;
@@ -55,6 +56,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use linerate::{HashAlgorithm, Md5Manager, StreamId};
 
 use crate::lane_buf::LaneBuf;
+use crate::map::FileIo;
 use crate::{FileError, Progress};
 use lane::{SPARE_ROOM, Stream};
 
@@ -163,7 +165,31 @@ where
     T: Send,
     S: Source<T>,
 {
-    let shared = Shared::new(source, algorithm, threads, progress);
+    run_io(
+        source,
+        algorithm,
+        threads,
+        FileIo::active(),
+        progress,
+        consume,
+    )
+}
+
+/// [`run`] with the files read as `io` says, not as the process's policy.
+fn run_io<T, S, R>(
+    source: S,
+    algorithm: HashAlgorithm,
+    threads: usize,
+    io: FileIo,
+    progress: &dyn Progress,
+    consume: impl FnOnce(&Results<'_, T>) -> R,
+) -> R
+where
+    T: Send,
+    S: Source<T>,
+{
+    let mut shared = Shared::new(source, algorithm, threads, progress);
+    shared.io = io;
     std::thread::scope(|scope| {
         let (sender, receiver) = mpsc::channel();
         for _ in 0..shared.workers {
@@ -208,6 +234,8 @@ struct Shared<'a, T, S> {
     chunk: usize,
     /// Whether a segment hashed alone is read on a thread of its own.
     pipeline: bool,
+    /// Which segments are mapped rather than read.
+    io: FileIo,
 }
 
 struct Queue<T, S> {
@@ -260,6 +288,7 @@ impl<'a, T: Send, S: Source<T>> Shared<'a, T, S> {
             chunk: lane_chunk(per_worker),
             // Threads to spare: a segment hashed alone gets a reader of its own.
             pipeline: threads > workers,
+            io: FileIo::active(),
         }
     }
 
@@ -361,15 +390,10 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
                         .open()
                         .expect("a worker opens no more segments than it has lanes");
                     let room = self.shared.chunk + SPARE_ROOM;
-                    let buf = self.spare.pop().unwrap_or_else(|| LaneBuf::new(room));
-                    self.streams.push(Stream {
-                        segment,
-                        id,
-                        buf,
-                        done: 0,
-                        filled: 0,
-                        end: None,
-                    });
+                    let spare = &mut self.spare;
+                    let buf = || spare.pop().unwrap_or_else(|| LaneBuf::new(room));
+                    let stream = Stream::new(segment, id, self.shared.io, buf);
+                    self.streams.push(stream);
                 }
             }
         }
@@ -393,9 +417,10 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
             });
         let mut read = 0u64;
         let mut expected_before = 0u64;
+        let room = chunk + SPARE_ROOM;
         for stream in &mut self.streams {
             expected_before += stream.left();
-            stream.fill(target);
+            stream.fill(target, room);
             read += stream.filled as u64;
         }
         self.shared.progress.advance(read as usize);
@@ -406,25 +431,29 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
             .streams
             .iter()
             .filter(|s| s.filled > 0 && !matches!(s.end, Some(Err(_))))
-            .map(|s| (&s.id, &s.buf[..s.filled]))
+            .map(|s| (&s.id, s.piece()))
             .collect();
         manager.submit(&batch);
+        for stream in &mut self.streams {
+            stream.check_hashed();
+        }
         let mut i = 0;
         while i < self.streams.len() {
             if self.streams[i].end.is_none() {
                 i += 1;
                 continue;
             }
-            let stream = self.streams.swap_remove(i);
+            let (segment, id, end, buf) = self.streams.swap_remove(i).into_parts();
             // A failed segment's lane is freed too; its digest is dropped.
-            let digest = manager.finish(stream.id);
-            let result = match stream.end {
+            let digest = manager.finish(id);
+            let result = match end {
                 Some(Err(e)) => Err(e),
                 _ => Ok(digest),
             };
-            self.spare.push(stream.buf);
+            let tag = segment.tag;
+            self.spare.extend(buf);
             self.shared.progress.file_done();
-            drop(self.results.send((stream.segment.tag, result)));
+            drop(self.results.send((tag, result)));
         }
         // What the lanes still expect, recounted: reads past a whole file's
         // expected size, and segments that ended early, change it.
@@ -441,6 +470,11 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
     /// its prefixes on the way.
     fn hash_alone(&mut self, segment: Segment<T>) {
         let shared = self.shared;
+        // A prefix's digest goes out as soon as the hash passes it: from a
+        // mapping that would be before the check that its bytes were the
+        // file's and not a shrunk file's zeros. So segments with prefixes
+        // are read.
+        let mapped = shared.io.maps(segment.len) && segment.prefixes.is_empty();
         let mut hasher = shared.algorithm.hasher();
         let mut prefixes = segment.prefixes.into_iter().peekable();
         let mut done = 0u64;
@@ -474,7 +508,14 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
             len: segment.len,
             ends_file: segment.ends_file,
         };
-        let read = if shared.pipeline && segment.len > PIPELINE_CHUNK as u64 {
+        let pipelined = shared.pipeline && segment.len > PIPELINE_CHUNK as u64;
+        let read = if mapped {
+            if pipelined {
+                range.map_pipelined(&mut self.alone_buf, &mut absorb)
+            } else {
+                range.map_into(&mut self.alone_buf, &mut absorb)
+            }
+        } else if pipelined {
             range.read_pipelined(&mut absorb)
         } else {
             if self.alone_buf.is_empty() {
@@ -584,13 +625,17 @@ pub(crate) mod tests {
                 want.push(linerate::md5(&data[start..start + *end as usize]));
             }
         }
-        for threads in [1, 2, 5] {
+        for (threads, io) in [1, 2, 5]
+            .into_iter()
+            .flat_map(|t| FileIo::ALL.iter().map(move |io| (t, *io)))
+        {
             let source = list(&file, items.clone(), false);
             let mut got = vec![None; want.len()];
-            run(
+            run_io(
                 source,
                 HashAlgorithm::Md5,
                 threads,
+                io,
                 &NoProgress,
                 |results| {
                     while let Some((tag, digest)) = results.recv() {
@@ -600,7 +645,7 @@ pub(crate) mod tests {
                 },
             );
             let want: Vec<_> = want.iter().copied().map(Some).collect();
-            assert_eq!(got, want, "{threads} threads");
+            assert_eq!(got, want, "{threads} threads, {io}");
         }
         std::fs::remove_dir_all(&dir).ok();
     }
@@ -618,10 +663,13 @@ pub(crate) mod tests {
         // one alone, read on this thread or a second one; MD5 and MD5-P/16.
         for expected in [len, 100_000, len + (1 << 20), 0] {
             for (threads, copies) in [(1, 1), (3, 1), (1, 33), (2, 33)] {
-                for algorithm in [HashAlgorithm::Md5, HashAlgorithm::Md5p(16)] {
+                for (algorithm, io) in [HashAlgorithm::Md5, HashAlgorithm::Md5p(16)]
+                    .into_iter()
+                    .flat_map(|a| [FileIo::Read, FileIo::Map].map(|io| (a, io)))
+                {
                     let source = list(&file, vec![(0, expected, Vec::new()); copies], true);
                     let mut got = Vec::new();
-                    run(source, algorithm, threads, &NoProgress, |results| {
+                    run_io(source, algorithm, threads, io, &NoProgress, |results| {
                         while let Some((tag, digest)) = results.recv() {
                             got.push((tag, digest));
                         }
@@ -630,7 +678,7 @@ pub(crate) mod tests {
                     want.update(&data);
                     let want = want.finalize();
                     assert_eq!(got.len(), copies);
-                    let what = format!("{expected} {threads} {copies} {algorithm:?}");
+                    let what = format!("{expected} {threads} {copies} {algorithm:?} {io}");
                     for (_, digest) in got {
                         if expected == len {
                             assert_eq!(digest.ok(), Some(want), "{what}");
@@ -652,18 +700,21 @@ pub(crate) mod tests {
             (1, 2, Vec::new()),
             (0, 9 << 20, Vec::new()),
         ];
-        let source = list(&file, items, false);
-        let mut outcomes: Vec<(usize, bool)> =
-            run(source, HashAlgorithm::Md5, 2, &NoProgress, |results| {
-                std::iter::from_fn(|| results.recv())
-                    .map(|(tag, r)| (tag, r.is_ok()))
-                    .collect()
-            });
-        outcomes.sort_unstable();
-        assert_eq!(
-            outcomes,
-            vec![(0, true), (1, false), (2, false), (3, true), (4, false)]
-        );
+        for io in FileIo::ALL {
+            let source = list(&file, items.clone(), false);
+            let mut outcomes: Vec<(usize, bool)> =
+                run_io(source, HashAlgorithm::Md5, 2, *io, &NoProgress, |results| {
+                    std::iter::from_fn(|| results.recv())
+                        .map(|(tag, r)| (tag, r.is_ok()))
+                        .collect()
+                });
+            outcomes.sort_unstable();
+            assert_eq!(
+                outcomes,
+                vec![(0, true), (1, false), (2, false), (3, true), (4, false)],
+                "{io}"
+            );
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 

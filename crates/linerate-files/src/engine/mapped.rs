@@ -1,0 +1,213 @@
+//! A segment hashed alone from mapped windows of its file (no copy): on
+//! the worker's thread, or with a second thread mapping the next windows
+//! (populating their pages) while the worker hashes. What a lane needs of
+//! the same checks is here too.
+
+use std::fs::File;
+use std::sync::mpsc;
+
+use super::range::{Range, read_at_most};
+use crate::FileError;
+use crate::map::{WINDOW, Window};
+
+/// Windows mapped ahead of the hashing thread, at most.
+const MAP_AHEAD: usize = 2;
+
+impl Range<'_> {
+    /// Feeds the range to `absorb` a mapped window at a time; `false` if
+    /// `absorb` asked to stop. Where a window cannot be mapped, the rest is
+    /// read through `buf` instead.
+    pub(super) fn map_into(
+        &self,
+        buf: &mut Vec<u8>,
+        absorb: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<bool, FileError> {
+        let mut at = 0u64;
+        while at < self.len {
+            let Some(window) = self.window(at) else {
+                return self.read_rest(at, buf, absorb);
+            };
+            let n = window.bytes().len() as u64;
+            crate::test_pause::after_read(self.offset + at, at + n < self.len);
+            let going = absorb(window.bytes());
+            self.check_window(&window)?;
+            if !going {
+                return Ok(false);
+            }
+            at += n;
+        }
+        check_mapped_end(self.file, self.offset, self.len, self.ends_file)?;
+        Ok(true)
+    }
+
+    /// [`map_into`](Self::map_into) with the windows mapped on a second
+    /// thread, [`MAP_AHEAD`] ahead.
+    pub(super) fn map_pipelined(
+        &self,
+        buf: &mut Vec<u8>,
+        absorb: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<bool, FileError> {
+        let (sender, windows) = mpsc::sync_channel::<(u64, Option<Window>)>(MAP_AHEAD);
+        std::thread::scope(|scope| {
+            // Owned by this closure, so that returning early drops it and
+            // ends a mapper blocked on a send before the scope joins it.
+            let windows = windows;
+            scope.spawn(move || {
+                let mut at = 0u64;
+                while at < self.len {
+                    let window = self.window(at);
+                    let mapped = window.is_some();
+                    let n = window.as_ref().map_or(0, |w| w.bytes().len() as u64);
+                    // The hasher gone (it stopped), or a window that could
+                    // not be mapped: the hasher reads on from there.
+                    if sender.send((at, window)).is_err() || !mapped {
+                        return;
+                    }
+                    at += n;
+                }
+            });
+            for (at, window) in &windows {
+                let Some(window) = window else {
+                    return self.read_rest(at, buf, absorb);
+                };
+                let n = window.bytes().len() as u64;
+                crate::test_pause::after_read(self.offset + at, at + n < self.len);
+                let going = absorb(window.bytes());
+                self.check_window(&window)?;
+                if !going {
+                    return Ok(false);
+                }
+            }
+            check_mapped_end(self.file, self.offset, self.len, self.ends_file)?;
+            Ok(true)
+        })
+    }
+
+    /// The window `at` bytes into the range: [`WINDOW`] bytes or the rest.
+    fn window(&self, at: u64) -> Option<Window> {
+        let len = (self.len - at).min(WINDOW as u64) as usize;
+        Window::new(self.file, self.offset + at, len)
+    }
+
+    /// A window that faulted while hashed ends the range.
+    fn check_window(&self, window: &Window) -> Result<(), FileError> {
+        if window.faulted() {
+            return Err(fault_error(self.file, self.offset + self.len));
+        }
+        Ok(())
+    }
+
+    /// The range from `at` on, read through `buf`.
+    fn read_rest(
+        &self,
+        at: u64,
+        buf: &mut Vec<u8>,
+        absorb: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<bool, FileError> {
+        if buf.is_empty() {
+            buf.resize(super::ALONE_CHUNK, 0);
+        }
+        let rest = Range {
+            file: self.file,
+            offset: self.offset + at,
+            len: self.len - at,
+            ends_file: self.ends_file,
+        };
+        rest.read_into(buf, absorb)
+    }
+}
+
+/// For a mapped segment of `len > 0` bytes from `offset`, once all of it
+/// was hashed: that the file still reaches its end (a mapping reads zeros,
+/// not an error, past the end of a file within its last page) and, if it
+/// should end the file, that no byte follows.
+pub(super) fn check_mapped_end(
+    file: &File,
+    offset: u64,
+    len: u64,
+    ends_file: bool,
+) -> Result<(), FileError> {
+    let mut bytes = [0u8; 2];
+    let want = 1 + usize::from(ends_file);
+    match read_at_most(file, &mut bytes[..want], offset + len - 1) {
+        Ok(1) => Ok(()),
+        Ok(_) => Err(FileError::changed()),
+        Err(e) => Err(FileError::Read(e)),
+    }
+}
+
+/// Why a mapped read of a file that should reach `end` faulted: the file
+/// is shorter now (it changed), or it is not and its storage failed (the
+/// EIO a read of the same bytes would have had).
+pub(super) fn fault_error(file: &File, end: u64) -> FileError {
+    const EIO: i32 = 5;
+    match file.metadata() {
+        Ok(meta) if meta.len() >= end => FileError::Read(std::io::Error::from_raw_os_error(EIO)),
+        _ => FileError::changed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::tests::scratch;
+
+    fn collect(range: &Range<'_>, pipelined: bool) -> Result<Vec<u8>, FileError> {
+        let mut seen = Vec::new();
+        let mut buf = Vec::new();
+        let mut absorb = |piece: &[u8]| {
+            seen.extend_from_slice(piece);
+            true
+        };
+        if pipelined {
+            range.map_pipelined(&mut buf, &mut absorb)?;
+        } else {
+            range.map_into(&mut buf, &mut absorb)?;
+        }
+        Ok(seen)
+    }
+
+    #[test]
+    fn mapped_ranges_match_or_changed() {
+        let data: Vec<u8> = (0..WINDOW * 2 + 4097)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        let (dir, file) = scratch("mapped", &data);
+        let whole = data.len() as u64;
+        for pipelined in [false, true] {
+            // To the file's end, checked; short of it, unchecked; a window
+            // and a byte.
+            for (offset, len, ends_file) in [
+                (3, whole - 3, true),
+                (3, whole - 8, false),
+                (0, WINDOW as u64 + 1, false),
+            ] {
+                let range = Range {
+                    file: &file,
+                    offset,
+                    len,
+                    ends_file,
+                };
+                let (start, end) = (offset as usize, (offset + len) as usize);
+                let seen = collect(&range, pipelined).expect("read");
+                assert!(seen == data[start..end], "{offset} {len} {pipelined}");
+            }
+            // Past the end of the file (it shrank: within its last page, or
+            // past it), or short of an end that is no end (it grew).
+            for (len, ends_file) in [(whole + 1, false), (whole + 9000, true), (whole - 1, true)] {
+                let range = Range {
+                    file: &file,
+                    offset: 0,
+                    len,
+                    ends_file,
+                };
+                let got = collect(&range, pipelined);
+                assert!(
+                    matches!(got, Err(FileError::Changed(_))),
+                    "{len} {ends_file} {pipelined}"
+                );
+            }
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

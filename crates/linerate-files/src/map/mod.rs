@@ -1,0 +1,180 @@
+//! Reading files without the copy: a regular file's bytes hashed straight
+//! from a memory mapping of it, a window at a time, instead of copied into
+//! a buffer by `pread` first.
+//!
+//! Which files are mapped is a policy, [`FileIo`], one for the process:
+//! by default (`auto`) segments of at least [`MAP_MIN`] bytes, where the
+//! copy it saves costs more than setting up the mapping; `map` and `read`
+//! force one way for every file (`LINERATE_FILE_IO`, so that the tests run
+//! both on one machine). A window that cannot be mapped (no slot, a file
+//! system without mappings) is read instead; nothing fails for it.
+//!
+//! A mapped file that shrinks while it is read would kill the process with
+//! SIGBUS: [`sigbus`] catches that, and the window reports
+//! [`faulted`](Window::faulted); its reader turns that into
+//! [`FileError::Changed`](crate::FileError::Changed).
+
+mod sigbus;
+
+use std::fs::File;
+
+use linerate::backend::Backend;
+use memmap2::{Mmap, MmapOptions};
+
+use sigbus::Registration;
+
+/// Segments at least this long are mapped under `auto`.
+pub(crate) const MAP_MIN: u64 = 256 << 10;
+
+/// Bytes mapped at once, at most: what a window keeps resident, besides
+/// the page cache that holds the file anyway.
+pub(crate) const WINDOW: usize = 4 << 20;
+
+/// How the file engine reads regular files: a backend family like the
+/// hash kernels', forced with `LINERATE_FILE_IO`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileIo {
+    /// Map segments of [`MAP_MIN`] bytes or more, read the rest.
+    Auto,
+    /// Map every non-empty segment of a regular file.
+    Map,
+    /// Read everything with `pread` (what md5sum does).
+    Read,
+}
+
+impl Backend for FileIo {
+    const ENV: &'static str = "LINERATE_FILE_IO";
+    const FAMILY: &'static str = "file I/O";
+    const ALL: &'static [FileIo] = &[FileIo::Auto, FileIo::Map, FileIo::Read];
+
+    fn name(self) -> &'static str {
+        match self {
+            FileIo::Auto => "auto",
+            FileIo::Map => "map",
+            FileIo::Read => "read",
+        }
+    }
+
+    fn is_supported(self) -> bool {
+        true
+    }
+}
+
+impl FileIo {
+    /// Every policy: `auto`, `map`, `read`.
+    pub const ALL: &'static [FileIo] = <FileIo as Backend>::ALL;
+
+    /// The policy of this process: `LINERATE_FILE_IO` if it names one,
+    /// else `auto`. Decided once.
+    pub fn active() -> FileIo {
+        static ACTIVE: std::sync::OnceLock<FileIo> = std::sync::OnceLock::new();
+        *ACTIVE.get_or_init(FileIo::resolve)
+    }
+
+    /// Whether a segment of `len` bytes is mapped under this policy.
+    pub(crate) fn maps(self, len: u64) -> bool {
+        match self {
+            FileIo::Auto => len >= MAP_MIN,
+            FileIo::Map => len > 0,
+            FileIo::Read => false,
+        }
+    }
+}
+
+impl std::fmt::Display for FileIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Whether `LINERATE_FILE_IO` is unset or names a policy: front ends call
+/// this with [`linerate::backend::check_env`] at start-up.
+pub fn check_env() -> Result<(), linerate::backend::BackendError> {
+    FileIo::from_env().map(drop)
+}
+
+/// `len` bytes of a file from `offset`, mapped for reading, with faults
+/// past the file's end caught.
+pub(crate) struct Window {
+    // Declared first, so dropped first: the range is unregistered before
+    // the mapping goes.
+    registration: Registration,
+    map: Mmap,
+}
+
+impl Window {
+    /// Maps the window, its pages populated at once (one system call
+    /// instead of a fault per 64 KiB); `None` if it cannot be mapped or
+    /// guarded, and the caller reads it instead.
+    pub(crate) fn new(file: &File, offset: u64, len: usize) -> Option<Window> {
+        if len == 0 {
+            return None;
+        }
+        // SAFETY: the mapping is read only and private to this window. A
+        // file that shrinks under it raises SIGBUS, which the registration
+        // below catches before any byte is read. Bytes changed in place by
+        // another process while mapped are read as they come, as `read`
+        // would have returned them at some moment (every tool that maps
+        // files, b3sum and ripgrep among them, takes the same view).
+        let map = unsafe {
+            MmapOptions::new()
+                .offset(offset)
+                .len(len)
+                .populate()
+                .map(file)
+        }
+        .ok()?;
+        let registration = Registration::new(map.as_ptr(), map.len())?;
+        Some(Window { registration, map })
+    }
+
+    /// The window's bytes (zeros where a page was gone: see
+    /// [`faulted`](Self::faulted)).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// Whether a page was gone when read: the file shrank while mapped (or
+    /// its storage failed), and [`bytes`](Self::bytes) is not the file's.
+    pub(crate) fn faulted(&self) -> bool {
+        self.registration.faulted()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_window_of_a_file_that_shrinks_reads_zeros_and_says_so() {
+        let mut file = tempfile::tempfile().expect("temp file");
+        let data: Vec<u8> = (0..3 * 4096 + 100).map(|i| (i % 251) as u8 + 1).collect();
+        file.write_all(&data).expect("write");
+        let window = Window::new(&file, 4096, 2 * 4096 + 100).expect("mapped");
+        assert_eq!(window.bytes(), &data[4096..]);
+        assert!(!window.faulted());
+        // The pages past 5000 are gone from the file, and from the mapping.
+        file.set_len(5000).expect("truncate");
+        let sum: u64 = window.bytes().iter().map(|&b| u64::from(b)).sum();
+        assert!(window.faulted(), "the read past the end was caught");
+        // The file's bytes still in it read as they were; past them, zeros
+        // (the kernel's, in the last page, and ours).
+        let kept: u64 = data[4096..5000].iter().map(|&b| u64::from(b)).sum();
+        assert_eq!(sum, kept);
+        drop(window);
+        // A later window of the same file is clean.
+        let again = Window::new(&file, 0, 5000).expect("mapped");
+        assert_eq!(again.bytes(), &data[..5000]);
+        assert!(!again.faulted());
+    }
+
+    #[test]
+    fn policies_by_size() {
+        assert!(FileIo::Auto.maps(MAP_MIN) && !FileIo::Auto.maps(MAP_MIN - 1));
+        assert!(FileIo::Map.maps(1) && !FileIo::Map.maps(0));
+        assert!(!FileIo::Read.maps(u64::MAX));
+        assert_eq!(FileIo::from_name("read"), Ok(FileIo::Read));
+        assert!(FileIo::from_name("mmap").is_err());
+    }
+}
