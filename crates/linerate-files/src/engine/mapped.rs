@@ -24,7 +24,7 @@ impl Range<'_> {
     ) -> Result<bool, FileError> {
         let mut at = 0u64;
         while at < self.len {
-            let Some(window) = self.window(at) else {
+            let Some(window) = self.window(at, false) else {
                 return self.read_rest(at, buf, absorb);
             };
             let n = window.bytes().len() as u64;
@@ -41,7 +41,7 @@ impl Range<'_> {
     }
 
     /// [`map_into`](Self::map_into) with the windows mapped on a second
-    /// thread, [`MAP_AHEAD`] ahead.
+    /// thread, [`MAP_AHEAD`] ahead, their pages populated there.
     pub(super) fn map_pipelined(
         &self,
         buf: &mut Vec<u8>,
@@ -55,7 +55,7 @@ impl Range<'_> {
             scope.spawn(move || {
                 let mut at = 0u64;
                 while at < self.len {
-                    let window = self.window(at);
+                    let window = self.window(at, true);
                     let mapped = window.is_some();
                     let n = window.as_ref().map_or(0, |w| w.bytes().len() as u64);
                     // The hasher gone (it stopped), or a window that could
@@ -84,9 +84,9 @@ impl Range<'_> {
     }
 
     /// The window `at` bytes into the range: [`WINDOW`] bytes or the rest.
-    fn window(&self, at: u64) -> Option<Window> {
+    fn window(&self, at: u64, populate: bool) -> Option<Window> {
         let len = (self.len - at).min(WINDOW as u64) as usize;
-        Window::new(self.file, self.offset + at, len)
+        Window::new(self.file, self.offset + at, len, populate)
     }
 
     /// A window that faulted while hashed ends the range.

@@ -23,8 +23,11 @@ use memmap2::{Mmap, MmapOptions};
 
 use sigbus::Registration;
 
-/// Segments at least this long are mapped under `auto`.
-pub(crate) const MAP_MIN: u64 = 256 << 10;
+/// Segments at least this long are mapped under `auto`. Below it a
+/// mapping's set-up and `munmap` cost more than the copy they save: files
+/// of 256 KiB hashed 0.75x as fast mapped as read, of 512 KiB 0.90x, of
+/// 1 MiB 1.06x (docs/performance.md).
+pub(crate) const MAP_MIN: u64 = 1 << 20;
 
 /// Bytes mapped at once, at most: what a window keeps resident, besides
 /// the page cache that holds the file anyway.
@@ -103,10 +106,14 @@ pub(crate) struct Window {
 }
 
 impl Window {
-    /// Maps the window, its pages populated at once (one system call
-    /// instead of a fault per 64 KiB); `None` if it cannot be mapped or
-    /// guarded, and the caller reads it instead.
-    pub(crate) fn new(file: &File, offset: u64, len: usize) -> Option<Window> {
+    /// Maps the window; `None` if it cannot be mapped or guarded, and the
+    /// caller reads it instead. With `populate`, every page is mapped now
+    /// (`MAP_POPULATE`), by the calling thread: worth it only on a thread
+    /// that maps ahead of the one hashing. Otherwise the hashing thread's
+    /// first touch of every 64 KiB maps it (the kernel's fault-around),
+    /// which measured 1.16x faster than populating on the same thread
+    /// (docs/performance.md).
+    pub(crate) fn new(file: &File, offset: u64, len: usize, populate: bool) -> Option<Window> {
         if len == 0 {
             return None;
         }
@@ -116,14 +123,12 @@ impl Window {
         // another process while mapped are read as they come, as `read`
         // would have returned them at some moment (every tool that maps
         // files, b3sum and ripgrep among them, takes the same view).
-        let map = unsafe {
-            MmapOptions::new()
-                .offset(offset)
-                .len(len)
-                .populate()
-                .map(file)
+        let mut options = MmapOptions::new();
+        options.offset(offset).len(len);
+        if populate {
+            options.populate();
         }
-        .ok()?;
+        let map = unsafe { options.map(file) }.ok()?;
         let registration = Registration::new(map.as_ptr(), map.len())?;
         Some(Window { registration, map })
     }
@@ -151,7 +156,7 @@ mod tests {
         let mut file = tempfile::tempfile().expect("temp file");
         let data: Vec<u8> = (0..3 * 4096 + 100).map(|i| (i % 251) as u8 + 1).collect();
         file.write_all(&data).expect("write");
-        let window = Window::new(&file, 4096, 2 * 4096 + 100).expect("mapped");
+        let window = Window::new(&file, 4096, 2 * 4096 + 100, true).expect("mapped");
         assert_eq!(window.bytes(), &data[4096..]);
         assert!(!window.faulted());
         // The pages past 5000 are gone from the file, and from the mapping.
@@ -164,7 +169,7 @@ mod tests {
         assert_eq!(sum, kept);
         drop(window);
         // A later window of the same file is clean.
-        let again = Window::new(&file, 0, 5000).expect("mapped");
+        let again = Window::new(&file, 0, 5000, false).expect("mapped");
         assert_eq!(again.bytes(), &data[..5000]);
         assert!(!again.faulted());
     }
