@@ -19,6 +19,10 @@
 # Rows of the selected (core, variant, device) triples replace the same rows
 # in hw/results/results.json; all other rows are kept, so a part can be rerun.
 #
+# Sources: Yosys reads each core's files from hw/rtl with `read_verilog -I
+# hw/rtl`, the include path of md5_k.vh (the K table of md5_iter and
+# md5_pipe).
+#
 # Tools: YoWASP Yosys + nextpnr (pinned below) in hw/.venv-syn, installed from
 # PyPI on first use.  Debian bookworm has no nextpnr-ecp5, so the YoWASP
 # builds are used for both families to keep one tool version.  Set YOSYS /
@@ -125,7 +129,7 @@ synth_one() {   # core variant fam params
     esac
     echo "$chp" > "$d/params.txt"
     if "$YOSYS" -q -l "$d/yosys.log" -p "
-        read_verilog $srcs
+        read_verilog -I$HW/rtl $srcs
         chparam $chp top_$core
         synth_${fam} -noflatten -top top_$core
         tee -q -o $d/stat.json stat -json

@@ -165,7 +165,7 @@ EOF
     local log="$LOG/sim_md5p_vectors.log"
     (cd "$dir" \
         && verilator --binary --timing -Wno-fatal -Wno-lint -Wno-style -j 2 -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
-               --top-module md5p_vectors_tb -Mdir obj \
+               --top-module md5p_vectors_tb -Mdir obj -I"$HW/rtl" \
                "$HW/rtl/md5_iter.v" "$HW/rtl/md5p_core.v" md5p_vectors_tb.v \
         && ./obj/Vmd5p_vectors_tb) >"$log" 2>&1 \
         && grep -q "md5p vectors: 18 passed, 0 failed" "$log"
