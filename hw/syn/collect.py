@@ -69,8 +69,12 @@ def expand(modules, name, memo):
         return memo[name]
     out = {}
     for t, n in modules[name]["num_cells_by_type"].items():
-        if t in modules:
-            for t2, n2 in expand(modules, t, memo).items():
+        # a parametrised submodule is listed under its $paramod$... name in
+        # both places, a plain one as "md5_words" here but "\\md5_words" as a
+        # module
+        sub = t if t in modules else "\\" + t if "\\" + t in modules else None
+        if sub:
+            for t2, n2 in expand(modules, sub, memo).items():
                 out[t2] = out.get(t2, 0) + n * n2
         else:
             out[t] = out.get(t, 0) + n
