@@ -45,7 +45,7 @@ lint() {  # top counter gating
     local top=$1 counter=$2 gating=$3 name="lint $1 COUNTER=$2 GATING=$3"
     if verilator --lint-only -Wall -I"$HW/rtl" --top-module "$top" \
             -GCOUNTER="\"$counter\"" -GGATING="$gating" \
-            "$HW/rtl/md5_iter.v" "$HW/rtl/md5_stream.v" \
+            "$HW/rtl/md5_iter.v" "$HW/rtl/md5_words.v" "$HW/rtl/md5_stream.v" \
             >"$LOG/lint_${top}_${counter}_${gating}.log" 2>&1; then
         passed=$((passed + 1)); echo "PASS $name"
     else

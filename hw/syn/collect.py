@@ -21,7 +21,8 @@ HW = Path(__file__).resolve().parent.parent
 CYCLES_PER_BLOCK = {"md5_iter": 65, "md5p_core": 65, "md5_pipe": 1}
 RTL_FILES = {
     "md5_iter": ["rtl/md5_k.vh", "rtl/md5_iter.v", "syn/top_md5_iter.v"],
-    "md5p_core": ["rtl/md5_k.vh", "rtl/md5_iter.v", "rtl/md5p_core.v", "syn/top_md5p_core.v"],
+    "md5p_core": ["rtl/md5_k.vh", "rtl/md5_iter.v", "rtl/md5_words.v", "rtl/md5p_core.v",
+                  "syn/top_md5p_core.v"],
     "md5_pipe": ["rtl/md5_k.vh", "rtl/md5_pipe.v", "rtl/md5_pipe_delay.v", "syn/top_md5_pipe.v"],
 }
 CORE_ORDER = ["md5_iter", "md5p_core", "md5_pipe"]

@@ -21,7 +21,8 @@
 #
 # Sources: Yosys reads each core's files from hw/rtl with `read_verilog -I
 # hw/rtl`, the include path of md5_k.vh (the K table of md5_iter and
-# md5_pipe).
+# md5_pipe); md5p_core also reads md5_words.v (the word writer it shares
+# with md5_stream).
 #
 # Tools: YoWASP Yosys + nextpnr (pinned below) in hw/.venv-syn, installed from
 # PyPI on first use.  Debian bookworm has no nextpnr-ecp5, so the YoWASP
@@ -124,7 +125,7 @@ synth_one() {   # core variant fam params
     fi
     local srcs="$HW/rtl/md5_iter.v $HW/syn/top_$core.v"
     case "$core" in
-        md5p_core) srcs="$HW/rtl/md5_iter.v $HW/rtl/md5p_core.v $HW/syn/top_$core.v" ;;
+        md5p_core) srcs="$HW/rtl/md5_iter.v $HW/rtl/md5_words.v $HW/rtl/md5p_core.v $HW/syn/top_$core.v" ;;
         md5_pipe)  srcs="$HW/rtl/md5_pipe.v $HW/rtl/md5_pipe_delay.v $HW/syn/top_$core.v" ;;
     esac
     echo "$chp" > "$d/params.txt"

@@ -8,9 +8,9 @@
 #   * Verilator simulation (verilator --binary): all 18 spec vectors verbatim,
 #     "a" * 1000000 included, on K = 4, 8 and 16 side by side, full rate.
 
-lint_files "md5p_core K=4" md5p_core -GK=4 "$HW/rtl/md5_iter.v" "$HW/rtl/md5p_core.v"
+lint_files "md5p_core K=4" md5p_core -GK=4 "$HW/rtl/md5_iter.v" "$HW/rtl/md5_words.v" "$HW/rtl/md5p_core.v"
 lint_files "md5p_core K=16 gray gated" md5p_core -GK=16 -GCOUNTER='"gray"' -GGATING=1 \
-    "$HW/rtl/md5_iter.v" "$HW/rtl/md5p_core.v"
+    "$HW/rtl/md5_iter.v" "$HW/rtl/md5_words.v" "$HW/rtl/md5p_core.v"
 
 sim_params md5p_core test_md5p_core k4 "-Pmd5p_core.K=4"
 sim_params md5p_core test_md5p_core k8_gray_gated "-Pmd5p_core.K=8 -Pmd5p_core.COUNTER=\\\"gray\\\" -Pmd5p_core.GATING=1"
@@ -166,7 +166,7 @@ EOF
     (cd "$dir" \
         && verilator --binary --timing -Wno-fatal -Wno-lint -Wno-style -j 2 -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
                --top-module md5p_vectors_tb -Mdir obj -I"$HW/rtl" \
-               "$HW/rtl/md5_iter.v" "$HW/rtl/md5p_core.v" md5p_vectors_tb.v \
+               "$HW/rtl/md5_iter.v" "$HW/rtl/md5_words.v" "$HW/rtl/md5p_core.v" md5p_vectors_tb.v \
         && ./obj/Vmd5p_vectors_tb) >"$log" 2>&1 \
         && grep -q "md5p vectors: 18 passed, 0 failed" "$log"
     local rc=$?
