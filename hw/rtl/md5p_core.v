@@ -1,5 +1,5 @@
 // md5p_core.v -- MD5-P/K (RFC 1810's K-way interleaved MD5, as defined by the
-// project spec ../shared/specs/md5p.md) on K md5_iter cores.
+// project spec docs/md5p.md) on K md5_iter cores.
 //
 // Synthesisable Verilog-2005, no vendor primitives.
 //

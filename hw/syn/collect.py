@@ -360,12 +360,14 @@ def gray_gating_table(rows):
 
 QUOTES = """## Quoted for comparison (not measured here)
 
-The following are **quotations** from the seed documents, copied as printed.
+The following are **quotations** from two publications, copied as printed.
 
-From ../shared/seeds/md5-fpga-timing-area-2015.md (Suhaili & Watanabe, 2015),
-Altera Quartus II / TimeQuest, Arria II GX. The header of Table 3 is garbled
-in the seed text; the first slack/fMax pair is the "900 mV 100C" model and the
-second the "900 mV -40C" model, according to the paper's own prose.
+From S. Suhaili and T. Watanabe (2015), *Performance Evaluation of
+Cryptographic Algorithms on Reconfigurable Hardware: MD5 based on Timing and
+Area Implementation*, Altera Quartus II / TimeQuest, Arria II GX. The header
+of Table 3 is garbled in the text these tables were copied from; the first
+slack/fMax pair is the "900 mV 100C" model and the second the "900 mV -40C"
+model, according to the paper's own prose.
 
 > **Table 3: Synthesis and Implementation of MD5 Design**
 >
@@ -400,7 +402,7 @@ The paper gives no cycles per block, so its fMax cannot be turned into Mb/s
 without assuming one; at this core's 65 cycles per block, 152.32 MHz would be
 1200 Mb/s.
 
-From ../shared/seeds/rfc1810-md5-performance.txt (RFC 1810, Touch, 1995):
+From RFC 1810 (J. Touch, *Report on MD5 Performance*, 1995):
 
 > "MD5 can be implemented in existing hardware technology at 256 Mbps, and in
 > software at 87 Mbps."

@@ -1,4 +1,4 @@
-# hw/tests.d/md5p.sh -- md5p_core (MD5-P/K, ../shared/specs/md5p.md).
+# hw/tests.d/md5p.sh -- md5p_core (MD5-P/K, as defined in docs/md5p.md).
 # Sourced by hw/run-tests.sh (helpers lint_files, sim_params, count_result;
 # $HW, $LOG).
 #   * Verilator -Wall lint for K = 4 and 16 (K = 16 with COUNTER=gray GATING=1).
@@ -20,7 +20,7 @@ md5p_vectors() {
     local dir="$HW/tb/sim_build/md5p_vectors"
     mkdir -p "$dir"
     cat >"$dir/md5p_vectors_tb.v" <<'EOF'
-// Spec vectors of ../shared/specs/md5p.md through md5p_core, K = 4, 8, 16.
+// Spec vectors of docs/md5p.md through md5p_core, K = 4, 8, 16.
 // Message v: 0 "", 1 "abc", 2 "a"*64, 3 "a"*65, 4 bytes(0..255)*4,
 // 5 "a"*1000000, sent back to back at full rate, m_ready held high.
 `timescale 1ns/1ps
