@@ -2,6 +2,11 @@
 """Collect hw/syn/build (Yosys stat + nextpnr --report JSON) into
 hw/results/results.json and hw/results/results.md.  Called by hw/syn/run.sh.
 
+results.json is also written, byte for byte, to
+crates/linerate-lab/data/hw-results.json (LAB_COPY below; the software
+performance lab embeds it), so the two never differ (--lab-copy '' skips
+the copy, e.g. for an --out outside the repository's hw/results).
+
 Only the (core, variant, device) triples named by --combos are (re)computed;
 the other rows already in results.json are kept, so a partial run merges
 into the results instead of replacing them.  Every row records a hash of the
@@ -16,6 +21,8 @@ import time
 from pathlib import Path
 
 HW = Path(__file__).resolve().parent.parent
+# The copy of results.json the software performance lab embeds.
+LAB_COPY = HW.parent / "crates" / "linerate-lab" / "data" / "hw-results.json"
 
 # cycles per 512-bit block for one stream / for independent blocks
 CYCLES_PER_BLOCK = {"md5_iter": 65, "md5p_core": 65, "md5_pipe": 1}
@@ -231,6 +238,8 @@ def main():
                     help="core:variant:device triples of this run (default: all in --build)")
     ap.add_argument("--yosys-version", default="")
     ap.add_argument("--nextpnr-version", default="")
+    ap.add_argument("--lab-copy", default=str(LAB_COPY),
+                    help="where to write the identical copy of results.json ('' = none)")
     a = ap.parse_args()
     build, out = Path(a.build), Path(a.out)
 
@@ -252,7 +261,12 @@ def main():
     rows = {(r.get("core", "md5_iter"), r["variant"], r["device"]): r for r in old}
     rows.update(new)
     rows = sorted(rows.values(), key=sort_key)
-    jpath.write_text(json.dumps(rows, indent=1) + "\n")
+    text = json.dumps(rows, indent=1) + "\n"
+    jpath.write_text(text)
+    if a.lab_copy:
+        lab = Path(a.lab_copy)
+        lab.parent.mkdir(parents=True, exist_ok=True)
+        lab.write_text(text)
 
     meta_path = out / "runs.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else []

@@ -18,6 +18,9 @@
 # a (core, device) pair outside it is skipped even if listed in DEVICES).
 # Rows of the selected (core, variant, device) triples replace the same rows
 # in hw/results/results.json; all other rows are kept, so a part can be rerun.
+# collect.py also writes an identical copy of results.json to
+# crates/linerate-lab/data/hw-results.json (the software performance lab
+# embeds it).
 #
 # Sources: Yosys reads each core's files from hw/rtl with `read_verilog -I
 # hw/rtl`, the include path of md5_k.vh (the K table of md5_iter and
