@@ -5,7 +5,8 @@
 # cocotb==1.9.2 into hw/.venv), runs `verilator --lint-only -Wall` on every
 # core and variant, then the cocotb testbenches under Icarus Verilog for every
 # COUNTER x GATING variant.  Idempotent; exits non-zero on any failure and ends
-# with "hw tests: N passed, M failed".
+# with "hw tests: N passed, M failed".  Every tool gets hw/rtl as its include
+# path (-I), where md5_k.vh (the K table) lives.
 #
 # Environment: RANDOM_SEED=<n> reproduces a cocotb run (the seed is logged).
 set -uo pipefail
@@ -42,9 +43,10 @@ failed=0
 # ---------------------------------------------------------------- lint
 lint() {  # top counter gating
     local top=$1 counter=$2 gating=$3 name="lint $1 COUNTER=$2 GATING=$3"
-    if verilator --lint-only -Wall --top-module "$top" \
+    if verilator --lint-only -Wall -I"$HW/rtl" --top-module "$top" \
             -GCOUNTER="\"$counter\"" -GGATING="$gating" \
-            "$HW/rtl/md5_iter.v" "$HW/rtl/md5_stream.v" >"$LOG/lint_${top}_${counter}_${gating}.log" 2>&1; then
+            "$HW/rtl/md5_iter.v" "$HW/rtl/md5_words.v" "$HW/rtl/md5_stream.v" \
+            >"$LOG/lint_${top}_${counter}_${gating}.log" 2>&1; then
         passed=$((passed + 1)); echo "PASS $name"
     else
         failed=$((failed + 1)); echo "FAIL $name"; cat "$LOG/lint_${top}_${counter}_${gating}.log"
@@ -109,10 +111,10 @@ done
 # Each core beyond md5_iter/md5_stream adds its lint, simulations and formal
 # checks in a file of its own under hw/tests.d/, sourced here; they count
 # into $passed/$failed (helpers: lint_files, sim_params, count_result).
-lint_files() {  # name top file... -- lint `top` built from the given files
+lint_files() {  # name top file... -- lint `top` built from the given files (include path hw/rtl)
     local name=$1 top=$2; shift 2
     local log="$LOG/lint_${name// /_}.log"
-    if verilator --lint-only -Wall --top-module "$top" "$@" >"$log" 2>&1; then
+    if verilator --lint-only -Wall -I"$HW/rtl" --top-module "$top" "$@" >"$log" 2>&1; then
         passed=$((passed + 1)); echo "PASS lint $name"
     else
         failed=$((failed + 1)); echo "FAIL lint $name"; cat "$log"

@@ -14,9 +14,10 @@
 //   m_digest is held stable while m_valid && !m_ready.
 //
 // Messages follow each other with no gap.  The front end fills a 16-word
-// block buffer while the core (md5_iter) hashes the previous block, so the
-// sustained rate is one 512-bit block per 65 clocks (plus one clock per
-// block for the buffer hand-off when the input is never stalled).
+// block buffer (md5_words.v, the word writer shared with md5p_core) while
+// the core (md5_iter) hashes the previous block, so the sustained rate is
+// one 512-bit block per 65 clocks (plus one clock per block for the buffer
+// hand-off when the input is never stalled).
 module md5_stream #(
     parameter COUNTER = "binary",
     parameter GATING  = 0
@@ -44,9 +45,9 @@ module md5_stream #(
                      S_LENHI = 2'd3;   // write the length high word (word 15)
 
     reg  [1:0]   state;
-    reg  [3:0]   widx;         // next word position in the block buffer
-    reg  [511:0] buf_q;        // block being assembled
-    reg          full;         // buf_q complete, waiting for the core
+    wire [3:0]   widx;         // next word position in the block buffer
+    wire [511:0] buf_q;        // block being assembled
+    wire         full;         // buf_q complete, waiting for the core
     reg          msg_first;    // the block being assembled is a message's first
     reg          blk_first;    // flags of the complete block in buf_q
     reg          blk_last;
@@ -75,62 +76,42 @@ module md5_stream #(
     assign m_valid  = pend | (core_done & fly_last);
     assign m_digest = core_cv;
 
-    // ---------------- word writer ----------------
+    // ---------------- word writer (md5_words.v) ----------------
+    // The state is the phase of the word written next (md5_words' W_* codes
+    // are S_DATA..S_LENHI); the padding sequence is below.
     assign s_tready = (state == S_DATA) & ~full;
     wire   beat     = s_tvalid & s_tready;
 
-    // Bytes in the beat, and the beat's word with the 0x80 pad byte inserted
-    // after the last valid byte when the last beat is partial.
-    reg  [2:0]  nbytes;
-    reg  [31:0] dword;
-    always @(*) begin
-        if (!s_tlast) begin
-            nbytes = 3'd4;
-            dword  = s_tdata;
-        end else begin
-            case (s_tkeep)
-            4'b0000: begin nbytes = 3'd0; dword = 32'h00000080; end
-            4'b0001: begin nbytes = 3'd1; dword = {16'h0000, 8'h80, s_tdata[7:0]}; end
-            4'b0011: begin nbytes = 3'd2; dword = {8'h00, 8'h80, s_tdata[15:0]}; end
-            4'b0111: begin nbytes = 3'd3; dword = {8'h80, s_tdata[23:0]}; end
-            default: begin nbytes = 3'd4; dword = s_tdata; end
-            endcase
-        end
-    end
+    wire [2:0]  nbytes;        // bytes in the beat
+    // The word written, read only by the formal harness (hw/formal exposes it).
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] wword;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire        wr = ~full & ((state == S_DATA) ? beat : 1'b1);
+
+    md5_words u_words (
+        .clk    (clk),
+        .rst    (rst),
+        .s_tdata(s_tdata),
+        .s_tkeep(s_tkeep),
+        .s_tlast(s_tlast),
+        .nbytes (nbytes),
+        .phase  (state),
+        .wr     (wr),
+        .len    (bitlen),
+        .take   (dispatch),
+        .wword  (wword),
+        .widx   (widx),
+        .full   (full),
+        .buf_q  (buf_q)
+    );
 
     wire [63:0] bitlen_nx = bitlen + {58'd0, nbytes, 3'd0};
-
-    reg         wr;
-    reg  [31:0] wword;
-    always @(*) begin
-        wr    = 1'b0;
-        wword = 32'h0;
-        if (!full) begin
-            case (state)
-            S_DATA:  begin wr = beat; wword = dword; end
-            S_P80:   begin wr = 1'b1; wword = 32'h00000080; end
-            S_ZERO:  begin wr = 1'b1; wword = (widx == 4'd14) ? bitlen[31:0] : 32'h0; end
-            default: begin wr = 1'b1; wword = bitlen[63:32]; end
-            endcase
-        end
-    end
-
     wire wr_end = wr & (state == S_LENHI);   // last word of the message
-
-    integer j;
-    always @(posedge clk) begin
-        if (wr) begin
-            for (j = 0; j < 16; j = j + 1)
-                if (widx == j[3:0])
-                    buf_q[32*j +: 32] <= wword;
-        end
-    end
 
     always @(posedge clk) begin
         if (rst) begin
             state     <= S_DATA;
-            widx      <= 4'd0;
-            full      <= 1'b0;
             msg_first <= 1'b1;
             blk_first <= 1'b0;
             blk_last  <= 1'b0;
@@ -140,15 +121,11 @@ module md5_stream #(
         end else begin
             pend <= m_valid & ~m_ready;
 
-            if (dispatch) begin
-                full     <= 1'b0;
+            if (dispatch)
                 fly_last <= blk_last;
-            end
 
             if (wr) begin
-                widx <= widx + 4'd1;
-                if (widx == 4'd15) begin
-                    full      <= 1'b1;
+                if (widx == 4'd15) begin  // md5_words sets full
                     blk_first <= msg_first;
                     blk_last  <= wr_end;
                     msg_first <= wr_end;

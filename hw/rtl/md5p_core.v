@@ -1,5 +1,5 @@
 // md5p_core.v -- MD5-P/K (RFC 1810's K-way interleaved MD5, as defined by the
-// project spec ../shared/specs/md5p.md) on K md5_iter cores.
+// project spec docs/md5p.md) on K md5_iter cores.
 //
 // Synthesisable Verilog-2005, no vendor primitives.
 //
@@ -19,8 +19,8 @@
 //     m_digest[8k+7:8k]; m_digest is held stable while m_valid && !m_ready.
 //
 // Structure
-//   * One word writer fills a 16-word block buffer, one input word per clock,
-//     exactly as md5_stream does.  A full buffer is dealt to lane
+//   * One word writer (md5_words, shared with md5_stream) fills a 16-word
+//     block buffer, one input word per clock, exactly as md5_stream does.  A full buffer is dealt to lane
 //     (block index mod K) -- lane j is md5_iter instance g_lane[j].u_core --
 //     as soon as that lane is ready.  The buffer refills in the same clock as
 //     the hand-off (s_tready = !full | dispatch), so with input on every clock
@@ -120,9 +120,9 @@ module md5p_core #(
                      S_TAIL  = 3'd4;   // message written: tail blocks to the lanes
 
     reg  [2:0]   state;
-    reg  [3:0]   widx;         // next word position in the block buffer
-    reg  [511:0] buf_q;        // block being assembled
-    reg          full;         // buf_q complete, waiting for its lane
+    wire [3:0]   widx;         // next word position in the block buffer
+    wire [511:0] buf_q;        // block being assembled
+    wire         full;         // buf_q complete, waiting for its lane
     reg  [LK-1:0] blp;         // lane of the block in buf_q
     reg  [63:0]  bitlen;       // message length in bits (mod 2^64)
     reg          fin_busy;     // final MD5 running (or its digest waiting)
@@ -230,27 +230,14 @@ module md5p_core #(
         end
     endgenerate
 
-    // ---------------- word writer (as md5_stream) ----------------
+    // ---------------- word writer (md5_words.v, as md5_stream) ----------------
+    // States S_DATA..S_LENHI are the phase of the word written next
+    // (md5_words' W_* codes); S_TAIL writes nothing.
     wire   room     = ~full | data_go;
     assign s_tready = (state == S_DATA) & room;
     wire   beat     = s_tvalid & s_tready;
 
-    reg  [2:0]  nbytes;
-    reg  [31:0] dword;
-    always @(*) begin
-        if (!s_tlast) begin
-            nbytes = 3'd4;
-            dword  = s_tdata;
-        end else begin
-            case (s_tkeep)
-            4'b0000: begin nbytes = 3'd0; dword = 32'h00000080; end
-            4'b0001: begin nbytes = 3'd1; dword = {16'h0000, 8'h80, s_tdata[7:0]}; end
-            4'b0011: begin nbytes = 3'd2; dword = {8'h00, 8'h80, s_tdata[15:0]}; end
-            4'b0111: begin nbytes = 3'd3; dword = {8'h80, s_tdata[23:0]}; end
-            default: begin nbytes = 3'd4; dword = s_tdata; end
-            endcase
-        end
-    end
+    wire [2:0]  nbytes;        // bytes in the beat
 
     // A message that ends on a block boundary (or is empty): its tlast beat
     // carries no bytes at word 0, so nothing is written for it.
@@ -258,50 +245,43 @@ module md5p_core #(
     wire [63:0] bitlen_nx = bitlen + {58'd0, nbytes, 3'd0};
 
     reg         wr;
-    reg  [31:0] wword;
     always @(*) begin
-        wr    = 1'b0;
-        wword = 32'h0;
-        if (room) begin
-            case (state)
-            S_DATA:  begin wr = beat & ~aligned_end; wword = dword; end
-            S_P80:   begin wr = 1'b1; wword = 32'h00000080; end
-            S_ZERO:  begin wr = 1'b1; wword = (widx == 4'd14) ? plen[31:0] : 32'h0; end
-            S_LENHI: begin wr = 1'b1; wword = plen[63:32]; end
-            default: begin wr = 1'b0; wword = 32'h0; end
-            endcase
-        end
+        case (state)
+        S_DATA:                 wr = room & beat & ~aligned_end;
+        S_P80, S_ZERO, S_LENHI: wr = room;
+        default:                wr = 1'b0;
+        endcase
     end
 
-    integer w;
-    always @(posedge clk) begin
-        if (wr) begin
-            for (w = 0; w < 16; w = w + 1)
-                if (widx == w[3:0])
-                    buf_q[32*w +: 32] <= wword;
-        end
-    end
+    md5_words u_words (
+        .clk    (clk),
+        .rst    (rst),
+        .s_tdata(s_tdata),
+        .s_tkeep(s_tkeep),
+        .s_tlast(s_tlast),
+        .nbytes (nbytes),
+        .phase  (state[1:0]),
+        .wr     (wr),
+        .len    (plen),
+        .take   (data_go),
+        /* verilator lint_off PINCONNECTEMPTY */
+        .wword  (),
+        /* verilator lint_on PINCONNECTEMPTY */
+        .widx   (widx),
+        .full   (full),
+        .buf_q  (buf_q)
+    );
 
     always @(posedge clk) begin
         if (rst) begin
             state    <= S_DATA;
-            widx     <= 4'd0;
-            full     <= 1'b0;
             blp      <= {LK{1'b0}};
             bitlen   <= 64'd0;
             fin_busy <= 1'b0;
             fb       <= {FBW{1'b0}};
         end else begin
-            if (data_go)
-                full <= 1'b0;
-
-            if (wr) begin
-                widx <= widx + 4'd1;
-                if (widx == 4'd15) begin
-                    full <= 1'b1;
-                    blp  <= nb_lo;
-                end
-            end
+            if (wr && widx == 4'd15)    // the block is full (md5_words)
+                blp <= nb_lo;
 
             case (state)
             S_DATA:

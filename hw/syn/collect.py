@@ -2,6 +2,11 @@
 """Collect hw/syn/build (Yosys stat + nextpnr --report JSON) into
 hw/results/results.json and hw/results/results.md.  Called by hw/syn/run.sh.
 
+results.json is also written, byte for byte, to
+crates/linerate-lab/data/hw-results.json (LAB_COPY below; the software
+performance lab embeds it), so the two never differ (--lab-copy '' skips
+the copy, e.g. for an --out outside the repository's hw/results).
+
 Only the (core, variant, device) triples named by --combos are (re)computed;
 the other rows already in results.json are kept, so a partial run merges
 into the results instead of replacing them.  Every row records a hash of the
@@ -16,13 +21,16 @@ import time
 from pathlib import Path
 
 HW = Path(__file__).resolve().parent.parent
+# The copy of results.json the software performance lab embeds.
+LAB_COPY = HW.parent / "crates" / "linerate-lab" / "data" / "hw-results.json"
 
 # cycles per 512-bit block for one stream / for independent blocks
 CYCLES_PER_BLOCK = {"md5_iter": 65, "md5p_core": 65, "md5_pipe": 1}
 RTL_FILES = {
-    "md5_iter": ["rtl/md5_iter.v", "syn/top_md5_iter.v"],
-    "md5p_core": ["rtl/md5_iter.v", "rtl/md5p_core.v", "syn/top_md5p_core.v"],
-    "md5_pipe": ["rtl/md5_pipe.v", "rtl/md5_pipe_delay.v", "syn/top_md5_pipe.v"],
+    "md5_iter": ["rtl/md5_k.vh", "rtl/md5_iter.v", "syn/top_md5_iter.v"],
+    "md5p_core": ["rtl/md5_k.vh", "rtl/md5_iter.v", "rtl/md5_words.v", "rtl/md5p_core.v",
+                  "syn/top_md5p_core.v"],
+    "md5_pipe": ["rtl/md5_k.vh", "rtl/md5_pipe.v", "rtl/md5_pipe_delay.v", "syn/top_md5_pipe.v"],
 }
 CORE_ORDER = ["md5_iter", "md5p_core", "md5_pipe"]
 VARIANT_ORDER = ["binary", "binary-gated", "gray", "gray-gated", "k4", "k8", "k16", "ram", "flops"]
@@ -69,8 +77,12 @@ def expand(modules, name, memo):
         return memo[name]
     out = {}
     for t, n in modules[name]["num_cells_by_type"].items():
-        if t in modules:
-            for t2, n2 in expand(modules, t, memo).items():
+        # a parametrised submodule is listed under its $paramod$... name in
+        # both places, a plain one as "md5_words" here but "\\md5_words" as a
+        # module
+        sub = t if t in modules else "\\" + t if "\\" + t in modules else None
+        if sub:
+            for t2, n2 in expand(modules, sub, memo).items():
                 out[t2] = out.get(t2, 0) + n * n2
         else:
             out[t] = out.get(t, 0) + n
@@ -226,6 +238,8 @@ def main():
                     help="core:variant:device triples of this run (default: all in --build)")
     ap.add_argument("--yosys-version", default="")
     ap.add_argument("--nextpnr-version", default="")
+    ap.add_argument("--lab-copy", default=str(LAB_COPY),
+                    help="where to write the identical copy of results.json ('' = none)")
     a = ap.parse_args()
     build, out = Path(a.build), Path(a.out)
 
@@ -247,7 +261,12 @@ def main():
     rows = {(r.get("core", "md5_iter"), r["variant"], r["device"]): r for r in old}
     rows.update(new)
     rows = sorted(rows.values(), key=sort_key)
-    jpath.write_text(json.dumps(rows, indent=1) + "\n")
+    text = json.dumps(rows, indent=1) + "\n"
+    jpath.write_text(text)
+    if a.lab_copy:
+        lab = Path(a.lab_copy)
+        lab.parent.mkdir(parents=True, exist_ok=True)
+        lab.write_text(text)
 
     meta_path = out / "runs.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else []
@@ -355,12 +374,14 @@ def gray_gating_table(rows):
 
 QUOTES = """## Quoted for comparison (not measured here)
 
-The following are **quotations** from the seed documents, copied as printed.
+The following are **quotations** from two publications, copied as printed.
 
-From ../shared/seeds/md5-fpga-timing-area-2015.md (Suhaili & Watanabe, 2015),
-Altera Quartus II / TimeQuest, Arria II GX. The header of Table 3 is garbled
-in the seed text; the first slack/fMax pair is the "900 mV 100C" model and the
-second the "900 mV -40C" model, according to the paper's own prose.
+From S. Suhaili and T. Watanabe (2015), *Performance Evaluation of
+Cryptographic Algorithms on Reconfigurable Hardware: MD5 based on Timing and
+Area Implementation*, Altera Quartus II / TimeQuest, Arria II GX. The header
+of Table 3 is garbled in the text these tables were copied from; the first
+slack/fMax pair is the "900 mV 100C" model and the second the "900 mV -40C"
+model, according to the paper's own prose.
 
 > **Table 3: Synthesis and Implementation of MD5 Design**
 >
@@ -395,7 +416,7 @@ The paper gives no cycles per block, so its fMax cannot be turned into Mb/s
 without assuming one; at this core's 65 cycles per block, 152.32 MHz would be
 1200 Mb/s.
 
-From ../shared/seeds/rfc1810-md5-performance.txt (RFC 1810, Touch, 1995):
+From RFC 1810 (J. Touch, *Report on MD5 Performance*, 1995):
 
 > "MD5 can be implemented in existing hardware technology at 256 Mbps, and in
 > software at 87 Mbps."

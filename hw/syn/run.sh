@@ -18,6 +18,14 @@
 # a (core, device) pair outside it is skipped even if listed in DEVICES).
 # Rows of the selected (core, variant, device) triples replace the same rows
 # in hw/results/results.json; all other rows are kept, so a part can be rerun.
+# collect.py also writes an identical copy of results.json to
+# crates/linerate-lab/data/hw-results.json (the software performance lab
+# embeds it).
+#
+# Sources: Yosys reads each core's files from hw/rtl with `read_verilog -I
+# hw/rtl`, the include path of md5_k.vh (the K table of md5_iter and
+# md5_pipe); md5p_core also reads md5_words.v (the word writer it shares
+# with md5_stream).
 #
 # Tools: YoWASP Yosys + nextpnr (pinned below) in hw/.venv-syn, installed from
 # PyPI on first use.  Debian bookworm has no nextpnr-ecp5, so the YoWASP
@@ -120,12 +128,12 @@ synth_one() {   # core variant fam params
     fi
     local srcs="$HW/rtl/md5_iter.v $HW/syn/top_$core.v"
     case "$core" in
-        md5p_core) srcs="$HW/rtl/md5_iter.v $HW/rtl/md5p_core.v $HW/syn/top_$core.v" ;;
+        md5p_core) srcs="$HW/rtl/md5_iter.v $HW/rtl/md5_words.v $HW/rtl/md5p_core.v $HW/syn/top_$core.v" ;;
         md5_pipe)  srcs="$HW/rtl/md5_pipe.v $HW/rtl/md5_pipe_delay.v $HW/syn/top_$core.v" ;;
     esac
     echo "$chp" > "$d/params.txt"
     if "$YOSYS" -q -l "$d/yosys.log" -p "
-        read_verilog $srcs
+        read_verilog -I$HW/rtl $srcs
         chparam $chp top_$core
         synth_${fam} -noflatten -top top_$core
         tee -q -o $d/stat.json stat -json

@@ -1,4 +1,4 @@
-"""cocotb tests for hw/rtl/md5p_core.v (MD5-P/K, ../shared/specs/md5p.md).
+"""cocotb tests for hw/rtl/md5p_core.v (MD5-P/K, as defined in docs/md5p.md).
 
 Every digest is compared with the spec's Python reference (hashlib MD5 for the
 chains and the final step, as the spec's definition is plain MD5 throughout):

@@ -1,4 +1,4 @@
-# hw/tests.d/md5p.sh -- md5p_core (MD5-P/K, ../shared/specs/md5p.md).
+# hw/tests.d/md5p.sh -- md5p_core (MD5-P/K, as defined in docs/md5p.md).
 # Sourced by hw/run-tests.sh (helpers lint_files, sim_params, count_result;
 # $HW, $LOG).
 #   * Verilator -Wall lint for K = 4 and 16 (K = 16 with COUNTER=gray GATING=1).
@@ -8,9 +8,9 @@
 #   * Verilator simulation (verilator --binary): all 18 spec vectors verbatim,
 #     "a" * 1000000 included, on K = 4, 8 and 16 side by side, full rate.
 
-lint_files "md5p_core K=4" md5p_core -GK=4 "$HW/rtl/md5_iter.v" "$HW/rtl/md5p_core.v"
+lint_files "md5p_core K=4" md5p_core -GK=4 "$HW/rtl/md5_iter.v" "$HW/rtl/md5_words.v" "$HW/rtl/md5p_core.v"
 lint_files "md5p_core K=16 gray gated" md5p_core -GK=16 -GCOUNTER='"gray"' -GGATING=1 \
-    "$HW/rtl/md5_iter.v" "$HW/rtl/md5p_core.v"
+    "$HW/rtl/md5_iter.v" "$HW/rtl/md5_words.v" "$HW/rtl/md5p_core.v"
 
 sim_params md5p_core test_md5p_core k4 "-Pmd5p_core.K=4"
 sim_params md5p_core test_md5p_core k8_gray_gated "-Pmd5p_core.K=8 -Pmd5p_core.COUNTER=\\\"gray\\\" -Pmd5p_core.GATING=1"
@@ -20,7 +20,7 @@ md5p_vectors() {
     local dir="$HW/tb/sim_build/md5p_vectors"
     mkdir -p "$dir"
     cat >"$dir/md5p_vectors_tb.v" <<'EOF'
-// Spec vectors of ../shared/specs/md5p.md through md5p_core, K = 4, 8, 16.
+// Spec vectors of docs/md5p.md through md5p_core, K = 4, 8, 16.
 // Message v: 0 "", 1 "abc", 2 "a"*64, 3 "a"*65, 4 bytes(0..255)*4,
 // 5 "a"*1000000, sent back to back at full rate, m_ready held high.
 `timescale 1ns/1ps
@@ -165,8 +165,8 @@ EOF
     local log="$LOG/sim_md5p_vectors.log"
     (cd "$dir" \
         && verilator --binary --timing -Wno-fatal -Wno-lint -Wno-style -j 2 -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
-               --top-module md5p_vectors_tb -Mdir obj \
-               "$HW/rtl/md5_iter.v" "$HW/rtl/md5p_core.v" md5p_vectors_tb.v \
+               --top-module md5p_vectors_tb -Mdir obj -I"$HW/rtl" \
+               "$HW/rtl/md5_iter.v" "$HW/rtl/md5_words.v" "$HW/rtl/md5p_core.v" md5p_vectors_tb.v \
         && ./obj/Vmd5p_vectors_tb) >"$log" 2>&1 \
         && grep -q "md5p vectors: 18 passed, 0 failed" "$log"
     local rc=$?

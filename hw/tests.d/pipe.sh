@@ -2,7 +2,8 @@
 # Lint both storage styles (STORE = "ram", the default, and "flops") and
 # TAG_W=1; simulate both with TAG_W=16 under Icarus (the stream test puts
 # the stream id and block number in the tag), and the memory style once
-# more under Verilator.
+# more under Verilator.  (md5_pipe.v includes md5_k.vh: lint_files and the
+# cocotb Makefile pass -I hw/rtl.)
 lint_files "md5_pipe" md5_pipe "$HW/rtl/md5_pipe.v" "$HW/rtl/md5_pipe_delay.v"
 lint_files "md5_pipe STORE=flops" md5_pipe -GSTORE='"flops"' "$HW/rtl/md5_pipe.v" "$HW/rtl/md5_pipe_delay.v"
 lint_files "md5_pipe TAG_W=1" md5_pipe -GTAG_W=1 "$HW/rtl/md5_pipe.v" "$HW/rtl/md5_pipe_delay.v"
