@@ -228,6 +228,28 @@ def sort_key(r):
             idx(DEVICE_ORDER, r["device"]))
 
 
+def compare_cells(build, results_json, combos):
+    """Prints each combo's LUT/FF counts from this build's netlists beside
+    the counts recorded in results.json; exit status 1 if any differs."""
+    recorded = {(r.get("core", "md5_iter"), r["variant"], r["device"]): r
+                for r in json.loads(results_json.read_text())}
+    differs = 0
+    for c in combos:
+        core, variant, dev = c.split(":")
+        stat = build / "synth" / core / variant / dev.split("-")[0] / "stat.json"
+        rec = recorded.get((core, variant, dev))
+        if not stat.exists() or rec is None:
+            print(f"{core} {variant} {dev}: {'no netlist' if rec else 'no recorded row'}")
+            differs += 1
+            continue
+        luts, ffs, _, _ = core_cells(stat, core)
+        same = (luts, ffs) == (rec["luts"], rec["ffs"])
+        differs += not same
+        print(f"{core} {variant} {dev}: LUTs {luts}, FFs {ffs}; recorded {rec['luts']}, "
+              f"{rec['ffs']}: {'same' if same else 'DIFFERENT'}")
+    return 1 if differs else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -240,8 +262,12 @@ def main():
     ap.add_argument("--nextpnr-version", default="")
     ap.add_argument("--lab-copy", default=str(LAB_COPY),
                     help="where to write the identical copy of results.json ('' = none)")
+    ap.add_argument("--cells", action="store_true",
+                    help="only compare the netlists' LUT/FF counts with results.json")
     a = ap.parse_args()
     build, out = Path(a.build), Path(a.out)
+    if a.cells:
+        return compare_cells(build, out / "results.json", a.combos or [])
 
     combos = a.combos
     if combos is None:
@@ -431,4 +457,4 @@ From RFC 1810 (J. Touch, *Report on MD5 Performance*, 1995):
 """
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

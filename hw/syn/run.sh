@@ -14,6 +14,8 @@
 #   DEVICES   ice40-hx8k ice40-up5k ecp5-25k ecp5-85k
 #   SEEDS     nextpnr seeds (default "1 2 3"); fmax_mhz is their median
 #   JOBS      parallel tool runs (default: nproc)
+#   SYNTH_ONLY=1  Yosys only (minutes, not hours): each selected row's LUT and
+#             FF counts against those recorded in results.json, nothing merged
 # Each core is only placed on the devices where it can fit (see MATRIX below;
 # a (core, device) pair outside it is skipped even if listed in DEVICES).
 # Rows of the selected (core, variant, device) triples replace the same rows
@@ -148,6 +150,10 @@ synth_one() {   # core variant fam params
 export -f synth_one
 echo "== yosys: $(echo "$synth_jobs" | grep -c .) netlists, $JOBS jobs"
 echo "$synth_jobs" | grep . | xargs -P "$JOBS" -L 1 bash -c 'synth_one "$0" "$1" "$2" "$3"'
+if [ "${SYNTH_ONLY:-}" = 1 ]; then
+    # shellcheck disable=SC2086
+    exec python3 "$SYN/collect.py" --build "$BUILD" --out "$RESULTS" --cells --combos $combos
+fi
 
 # ---- 2. nextpnr: every (core, variant, device, seed) ----
 pnr_one() {   # core variant dev seed
