@@ -24,6 +24,10 @@ ensure_python_package
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 cargo fmt --manifest-path fuzz/Cargo.toml -- --check
+# The lanes kernel's assembly is generated: the checked-in text must be
+# what the generator writes now.
+echo "== generated assembly (crates/linerate/asm)"
+python3 crates/linerate/asm/lanes_avx512.py --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The fuzz targets (their own workspace, fuzzed on nightly) must build on

@@ -26,8 +26,13 @@ enum Data {
     /// Read into this buffer.
     Read(LaneBuf),
     /// Sliced from a mapped window (none before the first piece) that
-    /// starts `from` bytes into the segment.
-    Map { window: Option<Window>, from: u64 },
+    /// starts `from` bytes into the segment, under policy `io` (which
+    /// may read a window instead).
+    Map {
+        window: Option<Window>,
+        from: u64,
+        io: FileIo,
+    },
 }
 
 /// A segment open in a lane.
@@ -58,6 +63,7 @@ impl<T> Stream<T> {
             Data::Map {
                 window: None,
                 from: 0,
+                io,
             }
         } else {
             Data::Read(buf())
@@ -127,7 +133,7 @@ impl<T> Stream<T> {
         let left = self.left();
         let want = left.min(target as u64) as usize;
         let (done, offset) = (self.done, self.segment.offset);
-        let Data::Map { window, from } = &mut self.data else {
+        let Data::Map { window, from, io } = &mut self.data else {
             return;
         };
         let fits = window
@@ -141,7 +147,7 @@ impl<T> Stream<T> {
                 return;
             }
             let len = left.min(LANE_WINDOW.max(want) as u64) as usize;
-            match Window::new(&self.segment.file, offset + done, len, false) {
+            match Window::new(&self.segment.file, offset + done, len, false, *io) {
                 Some(new) => {
                     *window = Some(new);
                     *from = done;

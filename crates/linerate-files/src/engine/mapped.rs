@@ -8,7 +8,7 @@ use std::sync::mpsc;
 
 use super::range::{Range, read_at_most};
 use crate::FileError;
-use crate::map::{WINDOW, Window};
+use crate::map::{FileIo, WINDOW, Window};
 
 /// Windows mapped ahead of the hashing thread, at most.
 const MAP_AHEAD: usize = 2;
@@ -16,34 +16,33 @@ const MAP_AHEAD: usize = 2;
 impl Range<'_> {
     /// Feeds the range to `absorb` a mapped window at a time; `false` if
     /// `absorb` asked to stop. Where a window cannot be mapped, the rest is
-    /// read through `buf` instead.
+    /// read through `buf` instead (`io` says which windows are mapped).
     pub(super) fn map_into(
         &self,
+        io: FileIo,
         buf: &mut Vec<u8>,
         absorb: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<bool, FileError> {
         let mut at = 0u64;
         while at < self.len {
-            let Some(window) = self.window(at, false) else {
-                return self.read_rest(at, buf, absorb);
+            let Some(window) = self.window(at, false, io) else {
+                return self.read_rest(at, buf, absorb, false);
             };
-            let n = window.bytes().len() as u64;
-            crate::test_pause::after_read(self.offset + at, at + n < self.len);
-            let going = absorb(window.bytes());
-            self.check_window(&window)?;
-            if !going {
+            if !self.hash_window(at, &window, absorb)? {
                 return Ok(false);
             }
-            at += n;
+            at += window.bytes().len() as u64;
         }
         check_mapped_end(self.file, self.offset, self.len, self.ends_file)?;
         Ok(true)
     }
 
     /// [`map_into`](Self::map_into) with the windows mapped on a second
-    /// thread, [`MAP_AHEAD`] ahead, their pages populated there.
+    /// thread, [`MAP_AHEAD`] ahead, their pages populated there. From a
+    /// window that is not mapped on, the rest is read on two threads too.
     pub(super) fn map_pipelined(
         &self,
+        io: FileIo,
         buf: &mut Vec<u8>,
         absorb: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<bool, FileError> {
@@ -55,7 +54,7 @@ impl Range<'_> {
             scope.spawn(move || {
                 let mut at = 0u64;
                 while at < self.len {
-                    let window = self.window(at, true);
+                    let window = self.window(at, true, io);
                     let mapped = window.is_some();
                     let n = window.as_ref().map_or(0, |w| w.bytes().len() as u64);
                     // The hasher gone (it stopped), or a window that could
@@ -68,13 +67,9 @@ impl Range<'_> {
             });
             for (at, window) in &windows {
                 let Some(window) = window else {
-                    return self.read_rest(at, buf, absorb);
+                    return self.read_rest(at, buf, absorb, true);
                 };
-                let n = window.bytes().len() as u64;
-                crate::test_pause::after_read(self.offset + at, at + n < self.len);
-                let going = absorb(window.bytes());
-                self.check_window(&window)?;
-                if !going {
+                if !self.hash_window(at, &window, absorb)? {
                     return Ok(false);
                 }
             }
@@ -84,35 +79,49 @@ impl Range<'_> {
     }
 
     /// The window `at` bytes into the range: [`WINDOW`] bytes or the rest.
-    fn window(&self, at: u64, populate: bool) -> Option<Window> {
+    fn window(&self, at: u64, populate: bool, io: FileIo) -> Option<Window> {
         let len = (self.len - at).min(WINDOW as u64) as usize;
-        Window::new(self.file, self.offset + at, len, populate)
+        Window::new(self.file, self.offset + at, len, populate, io)
     }
 
-    /// A window that faulted while hashed ends the range.
-    fn check_window(&self, window: &Window) -> Result<(), FileError> {
+    /// Hands `window`, `at` bytes into the range, to `absorb`; `false` if
+    /// `absorb` asked to stop. A window that faulted while hashed (the
+    /// file shrank) ends the range.
+    fn hash_window(
+        &self,
+        at: u64,
+        window: &Window,
+        absorb: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<bool, FileError> {
+        let end = at + window.bytes().len() as u64;
+        crate::test_pause::after_read(self.offset + at, end < self.len);
+        let going = absorb(window.bytes());
         if window.faulted() {
             return Err(fault_error(self.file, self.offset + self.len));
         }
-        Ok(())
+        Ok(going)
     }
 
-    /// The range from `at` on, read through `buf`.
+    /// The range from `at` on, read through `buf` (or on two threads).
     fn read_rest(
         &self,
         at: u64,
         buf: &mut Vec<u8>,
         absorb: &mut dyn FnMut(&[u8]) -> bool,
+        pipelined: bool,
     ) -> Result<bool, FileError> {
-        if buf.is_empty() {
-            buf.resize(super::ALONE_CHUNK, 0);
-        }
         let rest = Range {
             file: self.file,
             offset: self.offset + at,
             len: self.len - at,
             ends_file: self.ends_file,
         };
+        if pipelined {
+            return rest.read_pipelined(absorb);
+        }
+        if buf.is_empty() {
+            buf.resize(super::ALONE_CHUNK, 0);
+        }
         rest.read_into(buf, absorb)
     }
 }
@@ -160,9 +169,9 @@ mod tests {
             true
         };
         if pipelined {
-            range.map_pipelined(&mut buf, &mut absorb)?;
+            range.map_pipelined(FileIo::Map, &mut buf, &mut absorb)?;
         } else {
-            range.map_into(&mut buf, &mut absorb)?;
+            range.map_into(FileIo::Map, &mut buf, &mut absorb)?;
         }
         Ok(seen)
     }

@@ -511,9 +511,9 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
         let pipelined = shared.pipeline && segment.len > PIPELINE_CHUNK as u64;
         let read = if mapped {
             if pipelined {
-                range.map_pipelined(&mut self.alone_buf, &mut absorb)
+                range.map_pipelined(shared.io, &mut self.alone_buf, &mut absorb)
             } else {
-                range.map_into(&mut self.alone_buf, &mut absorb)
+                range.map_into(shared.io, &mut self.alone_buf, &mut absorb)
             }
         } else if pipelined {
             range.read_pipelined(&mut absorb)

@@ -198,7 +198,7 @@ fn ours(addr: usize) -> Option<&'static Slot> {
     })
 }
 
-fn page_size() -> usize {
+pub(super) fn page_size() -> usize {
     static PAGE: AtomicUsize = AtomicUsize::new(0);
     match PAGE.load(SeqCst) {
         0 => {

@@ -165,12 +165,13 @@ enum State {
 }
 
 /// Each job's outcome as its segments come back.
-struct Done {
+struct Done<'a> {
+    jobs: &'a [Job<'a>],
     states: Vec<State>,
 }
 
-impl Done {
-    fn new(jobs: &[Job]) -> Done {
+impl<'a> Done<'a> {
+    fn new(jobs: &'a [Job<'a>]) -> Done<'a> {
         let states = jobs
             .iter()
             .map(|job| match job.layout {
@@ -178,7 +179,7 @@ impl Done {
                 Layout::Parts { count, .. } => State::Parts(Assembler::new(count)),
             })
             .collect();
-        Done { states }
+        Done { jobs, states }
     }
 
     /// Waits until job `job` is done and takes its outcome.
@@ -213,9 +214,53 @@ impl Done {
                 if !assembler.is_complete() {
                     return;
                 }
-                Ok(assembler.finish())
+                // The last part checked that the file ended with it, but
+                // parts are hashed at once, in any order: bytes appended
+                // while an earlier part was still read came after that
+                // check. Only the size now, once every part is in, tells.
+                match fs::metadata(self.jobs[job].path) {
+                    Ok(meta) if meta.len() == self.jobs[job].len => Ok(assembler.finish()),
+                    _ => Err(FileError::changed()),
+                }
             }
         };
         *state = State::Ready(outcome);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_file_that_grew_after_its_last_part_was_checked_has_no_etag() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("grows");
+        std::fs::write(&path, [7u8; 10]).expect("write");
+        let jobs = [Job {
+            path: path.as_os_str(),
+            len: 10,
+            layout: Layout::Parts { size: 5, count: 2 },
+        }];
+        // Parts come back in any order: the last one first (its own end
+        // check passed), then bytes are appended, then the first part.
+        for grow in [false, true] {
+            let mut done = Done::new(&jobs);
+            done.record(0, 1, Ok([1; 16]));
+            if grow {
+                let mut file = File::options().append(true).open(&path).expect("open");
+                file.write_all(b"more").expect("append");
+            }
+            done.record(0, 0, Ok([2; 16]));
+            let State::Ready(result) = std::mem::replace(&mut done.states[0], State::Taken) else {
+                panic!("every part is in");
+            };
+            if grow {
+                assert!(matches!(result, Err(FileError::Changed(_))), "{result:?}");
+            } else {
+                assert_eq!(result.expect("unchanged").parts, Some(2));
+            }
+        }
     }
 }
