@@ -238,8 +238,11 @@ def compare_cells(build, results_json, combos):
         core, variant, dev = c.split(":")
         stat = build / "synth" / core / variant / dev.split("-")[0] / "stat.json"
         rec = recorded.get((core, variant, dev))
-        if not stat.exists() or rec is None:
-            print(f"{core} {variant} {dev}: {'no netlist' if rec else 'no recorded row'}")
+        if rec is None:
+            print(f"{core} {variant} {dev}: no recorded row")
+            continue
+        if not stat.exists():
+            print(f"{core} {variant} {dev}: no netlist (see its yosys.log)")
             differs += 1
             continue
         luts, ffs, _, _ = core_cells(stat, core)
