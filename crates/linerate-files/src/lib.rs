@@ -45,6 +45,6 @@ pub mod tree;
 pub mod whole;
 
 pub use error::{FileError, strerror};
-pub use input::Input;
+pub use input::{Input, Stdin, check_stdin, check_stdout, stdin, stdin_refused};
 pub use map::{FileIo, check_env};
 pub use progress::{NoProgress, Progress};

@@ -64,7 +64,7 @@ impl Reader {
         let result = match input {
             Input::Stdin => {
                 progress.begin_file(input, None);
-                self.absorb_reader(io::stdin().lock(), absorb, |n| progress.advance(n))
+                self.absorb_reader(crate::stdin(), absorb, |n| progress.advance(n))
                     .map_err(FileError::Read)
             }
             Input::Path(path) => {

@@ -90,6 +90,11 @@ impl Tally {
         self.counts.values().sum()
     }
 
+    /// How many of one kind.
+    pub fn count(&self, kind: Kind) -> usize {
+        self.counts.get(&kind).copied().unwrap_or(0)
+    }
+
     /// `1 not IP, 2 fragment`, in a fixed order.
     pub fn describe(&self) -> String {
         let parts: Vec<String> = self

@@ -182,7 +182,7 @@ fn read_manifest(
     options: &Options,
 ) -> Option<Manifest> {
     let reader: Box<dyn BufRead> = if path.as_bytes() == b"-" {
-        Box::new(io::stdin().lock())
+        Box::new(linerate_files::stdin())
     } else {
         match File::open(path) {
             Ok(file) => Box::new(BufReader::with_capacity(64 * 1024, file)),

@@ -329,7 +329,7 @@ fn perform(action: &Action, trial: &trial::Options, algorithm: HashAlgorithm) ->
         Action::Suite => suite::run(),
         Action::Trial => trial::run(trial, algorithm),
         Action::File(path) => hash_file(path, algorithm),
-        Action::Stdin => match digest_reader(io::stdin().lock(), algorithm) {
+        Action::Stdin => match digest_reader(linerate_files::stdin(), algorithm) {
             Ok(digest) => {
                 print_or_quiet(&labelled_line(&label, b"-", &digest));
                 true
@@ -353,7 +353,7 @@ fn hash_file(path: &OsString, algorithm: HashAlgorithm) -> bool {
 
 /// mddriver's MDFilter: standard input's digest alone on a line.
 fn filter_stdin(algorithm: HashAlgorithm) -> bool {
-    match digest_reader(io::stdin().lock(), algorithm) {
+    match digest_reader(linerate_files::stdin(), algorithm) {
         Ok(digest) => {
             print_or_quiet(format!("{}\n", hex(&digest)).as_bytes());
             true

@@ -33,6 +33,8 @@ pub struct Sign {
     pub spi: u32,
     pub keying: Keying,
     pub seq_start: u32,
+    /// Write OUT even when IN is damaged (what was signed before).
+    pub partial: bool,
 }
 
 pub struct Verify {
@@ -52,6 +54,7 @@ pub struct Bench {
 enum Flag {
     Help,
     Verbose,
+    Partial,
     Output,
     Spi,
     Alg,
@@ -70,6 +73,10 @@ const LONG: &[LongOption<Flag>] = &[
     LongOption {
         name: "verbose",
         value: Flag::Verbose,
+    },
+    LongOption {
+        name: "partial",
+        value: Flag::Partial,
     },
 ];
 const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[(b'o', Flag::Output), (b'j', Flag::Jobs)];
@@ -108,6 +115,7 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
 #[derive(Default)]
 struct Given {
     verbose: bool,
+    partial: bool,
     output: Option<OsString>,
     spi: Option<u32>,
     algs: Vec<MacAlgorithm>,
@@ -140,6 +148,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
         match (found.value, found.argument) {
             (Flag::Help, _) => return Ok(Command::Help),
             (Flag::Verbose, _) => given.verbose = true,
+            (Flag::Partial, _) => given.partial = true,
             (flag, Some(argument)) => apply(&mut given, flag, argument)?,
             (_, None) => return Err("option requires an argument".into()),
         }
@@ -179,10 +188,12 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
                 spi,
                 keying,
                 seq_start,
+                partial: given.partial,
             }))
         }
         "verify" => {
             refuse("-o", given.output.is_some())?;
+            refuse("--partial", given.partial)?;
             refuse("--seq-start", given.seq_start.is_some())?;
             refuse("-j", given.jobs.is_some())?;
             let keying = keying(&sub, &mut given)?;
@@ -195,6 +206,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
         }
         _ => {
             refuse("-o", given.output.is_some())?;
+            refuse("--partial", given.partial)?;
             refuse("--seq-start", given.seq_start.is_some())?;
             refuse("--spi", given.spi.is_some())?;
             refuse("-v", given.verbose)?;
@@ -236,7 +248,7 @@ fn apply(given: &mut Given, flag: Flag, argument: OsString) -> Result<(), String
         Flag::Jobs => {
             given.jobs = Some(crate::sum::args::parse_threads(argument.as_bytes())?);
         }
-        Flag::Help | Flag::Verbose => {}
+        Flag::Help | Flag::Verbose | Flag::Partial => {}
     }
     Ok(())
 }

@@ -24,17 +24,20 @@ pub mod verify;
 use linerate_packets::{capture, stream};
 use report::Reporter;
 
-/// Everything signed or verified.
+/// Everything signed (OUT written) or verified.
 pub const EXIT_SUCCESS: u8 = 0;
-/// Packets skipped, bad ICVs, malformed packets, a write error.
+/// OUT written with packets copied unsigned; bad ICVs, malformed packets.
 pub const EXIT_FAILURE: u8 = 1;
 /// A usage error, an unreadable input or key, an output that cannot be
-/// created.
+/// created: nothing done, nothing written.
 pub const EXIT_SETUP: u8 = 2;
+/// `sign` ran but OUT was not written (left as it was): IN is damaged
+/// (without `--partial`), or OUT could not be written whole.
+pub const EXIT_NOT_WRITTEN: u8 = 3;
 
 const HELP: &str = "\
 Usage: linerate packets sign IN -o OUT --spi N --alg ALG (--key-file F | --key-hex HEX)
-                             [--seq-start N]
+                             [--seq-start N] [--partial]
        linerate packets verify IN --alg ALG (--key-file F | --key-hex HEX) [--spi N] [-v]
        linerate packets bench IN [--alg ALG]... [-j N]
 IP Authentication Headers (RFC 4302, transport mode) on the packets of a
@@ -76,7 +79,11 @@ The MD5-based ones are for legacy interoperation; UMAC is not an IANA AH
 transform (for comparison only).
 
 Options:
-  -o, --output=OUT     the signed capture (sign)
+  -o, --output=OUT     the signed capture (sign); '-' is standard output
+                         (the summary then goes to standard error). A
+                         regular OUT is replaced only once the whole capture
+                         is written (mode, owner and group kept), a symbolic
+                         link written through, a device or FIFO written to
       --spi=N          Security Parameters Index, 1 to 4294967295, decimal
                          or 0x hex (1-255 are reserved by IANA)
       --alg=ALG        the ICV algorithm (bench: repeatable)
@@ -85,6 +92,8 @@ Options:
                          non-empty key (RFC 2403/2404 use 16/20 bytes), UMAC
                          exactly 16 bytes
       --seq-start=N    the first sequence number (sign; default 1)
+      --partial        write OUT even from a damaged IN: the packets before
+                         the damage (sign; exit 1)
   -v, --verbose        report each bad ICV (verify)
   -j, --threads=N      threads for bench's all-core run (default: all cores)
   -h, --help           this text
@@ -93,9 +102,12 @@ Link types: Ethernet (1, one 802.1Q tag), raw IP (101, 228, 229), Linux
 SLL (113) and SLL2 (276). Per-packet problems are reported on standard
 error as 'linerate: IN: packet N: MESSAGE' (N counts from 1).
 
-Exit status: 0 all signed or verified; 1 some packet skipped (sign), a bad
-ICV or a malformed packet (verify), or a write error; 2 a usage error, an
-unreadable IN or key, or an OUT that cannot be created.
+Exit status: 0 all signed (OUT written) or verified; 1 OUT written with
+some packet copied unsigned (sign), a bad ICV or a malformed packet
+(verify); 2 a usage error, an unreadable IN or key, or an OUT that cannot be
+created (nothing written); 3 (sign) OUT not written, left as it was: IN is
+damaged (a truncated or corrupt capture; --partial writes the packets before
+the damage, exit 1) or OUT could not be written whole.
 ";
 
 /// Runs `linerate packets ARGS...`.

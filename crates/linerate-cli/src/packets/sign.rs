@@ -9,8 +9,9 @@ use linerate_packets::sign::{SignError, Signing, sign};
 use linerate_packets::write::CaptureWriter;
 
 use super::report::Reporter;
-use super::{EXIT_FAILURE, EXIT_SETUP, EXIT_SUCCESS};
+use super::{EXIT_FAILURE, EXIT_NOT_WRITTEN, EXIT_SETUP, EXIT_SUCCESS};
 use crate::output::{OutputFile, reason};
+use linerate_packets::problem::Kind;
 
 /// Runs `sign`; the exit status.
 pub fn run(args: super::args::Sign) -> u8 {
@@ -44,15 +45,22 @@ pub fn run(args: super::args::Sign) -> u8 {
             return EXIT_SETUP;
         }
         Err(SignError::Write(e)) => {
-            out_reporter.error(&format!("write error: {}", reason(&e)));
-            return EXIT_FAILURE;
+            out_reporter.error(&format!("write error: {}, not written", reason(&e)));
+            return EXIT_NOT_WRITTEN;
         }
     };
-    if let Err(e) = writer.finish().and_then(OutputFile::commit) {
-        out_reporter.error(&format!("write error: {}", reason(&e)));
-        return EXIT_FAILURE;
-    }
     let skipped = done.skipped.total();
+    let damaged = done.skipped.count(Kind::Capture) > 0;
+    if damaged && !args.partial {
+        // Dropped uncommitted: the temporary file goes, OUT stays.
+        drop(writer);
+        out_reporter.error("not written: the input capture is damaged (--partial writes the packets before the damage)");
+        return EXIT_NOT_WRITTEN;
+    }
+    if let Err(e) = writer.finish().and_then(OutputFile::commit) {
+        out_reporter.error(&format!("write error: {}, not written", reason(&e)));
+        return EXIT_NOT_WRITTEN;
+    }
     let mut line = format!(
         "{} packets: {} signed, {skipped} skipped",
         done.packets, done.signed
@@ -60,7 +68,12 @@ pub fn run(args: super::args::Sign) -> u8 {
     if skipped > 0 {
         line.push_str(&format!(" ({})", done.skipped.describe()));
     }
-    reporter.summary(&line);
+    if args.output == "-" {
+        // Standard output carries the capture: the summary goes beside it.
+        eprintln!("{line}");
+    } else {
+        reporter.summary(&line);
+    }
     if skipped == 0 {
         EXIT_SUCCESS
     } else {

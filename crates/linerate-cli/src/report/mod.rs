@@ -26,12 +26,16 @@ beside today's figures, SVG plots (throughput by block size, cycles/byte
 against the 4.0 bound, link rates, MD5-P/K's speed-up), the CPU, its
 features, the backends, the commit and the date. No external assets.
 
-  -o FILE, --output FILE   write FILE (through a temporary file renamed into
-                           place: never half-written); '-' or no -o writes
-                           standard output
+  -o FILE, --output FILE   write FILE (see OUTPUT FILES); '-' or no -o
+                           writes standard output
   --markdown               Markdown instead of HTML (plots as inline SVG)
   --quick                  a few seconds, rough figures (for CI)
   -h, --help               print this help
+
+OUTPUT FILES: a regular file (or a new one) is written to a temporary file
+beside it and renamed into place when whole: never half-written; it keeps
+the mode, owner and group of the file it replaces. A symbolic link is
+written through to its target. A device or FIFO is written to directly.
 
 Exit status: 0 on success; 1 if the output could not be written; 2 for a
 usage error.

@@ -7,7 +7,7 @@
 //! error is remembered, further output dropped, and reported at the end as
 //! md5sum reports it (`write error`, status 1).
 
-use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
+use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 
 use super::progress::Progress;
@@ -18,10 +18,12 @@ const BUFFER: usize = 64 * 1024;
 
 /// Where `linerate sum` writes.
 pub struct Console {
-    out: BufWriter<StdoutLock<'static>>,
+    out: BufWriter<crate::output::Stdout>,
     /// A terminal gets each line at once, like a line-buffered stream.
     out_is_terminal: bool,
     write_failed: bool,
+    /// The failure was standard output closed (EBADF).
+    write_closed: bool,
     charset: Charset,
     /// The progress bar, kept off the screen while anything else is written;
     /// shared with the file engine's threads.
@@ -31,11 +33,12 @@ pub struct Console {
 impl Console {
     /// A console on this process's stdout and stderr.
     pub fn new(progress: Progress) -> Console {
-        let stdout = io::stdout();
+        let stdout = crate::output::stdout();
         Console {
             out_is_terminal: stdout.is_terminal(),
-            out: BufWriter::with_capacity(BUFFER, stdout.lock()),
+            out: BufWriter::with_capacity(BUFFER, stdout),
             write_failed: false,
+            write_closed: false,
             charset: Charset::from_env(),
             progress: Arc::new(progress),
         }
@@ -85,7 +88,15 @@ impl Console {
         self.flush();
         self.progress.finish();
         if self.write_failed {
-            self.error(b"write error");
+            // md5sum's words: with the reason for a closed standard output
+            // (found when it closes it), without for a failed write (a full
+            // disk, found while it writes).
+            let message: &[u8] = if self.write_closed {
+                b"write error: Bad file descriptor"
+            } else {
+                b"write error"
+            };
+            self.error(message);
             return false;
         }
         ok
@@ -108,6 +119,7 @@ impl Console {
                 output::exit_on_write_error(&e);
             }
             self.write_failed = true;
+            self.write_closed = e.raw_os_error() == Some(rustix::io::Errno::BADF.raw_os_error());
         }
     }
 }

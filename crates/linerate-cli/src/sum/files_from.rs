@@ -86,7 +86,7 @@ pub fn gather(options: &Options) -> Listing {
 /// `separator`, and the error that cut the reading short, if one did.
 pub fn read_list(list: &OsStr, separator: u8) -> (Vec<OsString>, Option<io::Error>) {
     if list.as_bytes() == b"-" {
-        return split(io::stdin().lock(), separator);
+        return split(linerate_files::stdin(), separator);
     }
     match File::open(list) {
         Ok(file) => split(BufReader::with_capacity(64 << 10, file), separator),

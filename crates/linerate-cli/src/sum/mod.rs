@@ -163,6 +163,10 @@ pub fn main(args: &[OsString]) -> ExitCode {
             false
         }
     };
+    if linerate_files::stdin_refused() {
+        // md5sum's closing words on a closed standard input it tried to read.
+        eprintln!("{}: standard input: Bad file descriptor", crate::PROGRAM);
+    }
     if ok {
         ExitCode::SUCCESS
     } else {

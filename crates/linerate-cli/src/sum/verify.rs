@@ -7,7 +7,7 @@
 
 use std::ffi::OsStr;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
 use linerate::HashAlgorithm;
@@ -119,7 +119,7 @@ pub(crate) fn open_list<'a>(
     list: &'a OsStr,
 ) -> Option<(Box<dyn BufRead>, &'a [u8], bool)> {
     if list.as_bytes() == b"-" {
-        return Some((Box::new(io::stdin().lock()), b"standard input", true));
+        return Some((Box::new(linerate_files::stdin()), b"standard input", true));
     }
     match File::open(list) {
         Ok(file) => Some((

@@ -487,6 +487,176 @@ fn immutable_bytes_are_covered_and_mutable_fields_are_not() {
     }
 }
 
+/// `-o -` is standard output (the summary then goes to standard error), as
+/// for `report`; a device is written to, not replaced.
+#[test]
+fn sign_writes_to_standard_output_and_through_devices() {
+    let dir = tmp();
+    let good = ipv4(17, &[], &udp(b"payload"), 0, 64, 0);
+    let recs = vec![Rec::new(1, frame(Link::Ethernet, &good)); 3];
+    let input = write(dir.path(), "good.pcap", &pcap(&recs, false, false));
+    let file_out = dir.path().join("out.pcap");
+    let (status, stdout, stderr) = sign(
+        &input,
+        file_out.to_str().unwrap(),
+        "hmac-md5-96",
+        "300",
+        "1",
+    );
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(stdout.trim(), "3 packets: 3 signed, 0 skipped");
+    let signed = std::fs::read(&file_out).unwrap();
+    let args = [
+        "packets",
+        "sign",
+        &input,
+        "-o",
+        "-",
+        "--spi",
+        "300",
+        "--alg",
+        "hmac-md5-96",
+    ];
+    let out = std::process::Command::new(LINERATE)
+        .args(args)
+        .args(["--key-hex", KEY_HEX, "--seq-start", "1"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout == signed, "the capture on standard output");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "3 packets: 3 signed, 0 skipped"
+    );
+    assert!(!dir.path().join("-").exists(), "no file named -");
+    // `/dev/stdout` (a link into /proc): written through, here to a pipe.
+    let out = std::process::Command::new(LINERATE)
+        .args([
+            "packets",
+            "sign",
+            &input,
+            "-o",
+            "/dev/stdout",
+            "--spi",
+            "300",
+        ])
+        .args([
+            "--alg",
+            "hmac-md5-96",
+            "--key-hex",
+            KEY_HEX,
+            "--seq-start",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.starts_with(&signed),
+        "the capture through /dev/stdout"
+    );
+    // A device node of our own (root only): still a device afterwards.
+    let null = dir.path().join("null");
+    let made = std::process::Command::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .output();
+    if made.is_ok_and(|m| m.status.success()) {
+        let (status, _, stderr) = sign(&input, null.to_str().unwrap(), "hmac-md5-96", "300", "1");
+        assert_eq!(status, 0, "{stderr}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&null)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+    }
+}
+
+/// SIGINT or SIGTERM while `sign` writes: the temporary file is removed,
+/// the old OUT is as it was, the status is 130 or 143. The input is a FIFO
+/// the test writes half a capture into and keeps open, so the signal comes
+/// while the run waits for the rest.
+#[test]
+fn a_signal_mid_run_leaves_the_old_out_and_no_temporary_file() {
+    use std::io::Write;
+    let good = ipv4(17, &[], &udp(b"payload"), 0, 64, 0);
+    let capture = pcap(
+        &vec![Rec::new(1, frame(Link::Ethernet, &good)); 200],
+        false,
+        false,
+    );
+    for (signal, status) in [("INT", 130), ("TERM", 143)] {
+        let dir = tmp();
+        let fifo = dir.path().join("in.pcap");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let out = dir.path().join("out.pcap");
+        std::fs::write(&out, b"the old capture").unwrap();
+        let child = std::process::Command::new(LINERATE)
+            .args([
+                "packets",
+                "sign",
+                fifo.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .args(["--spi", "300", "--alg", "hmac-md5-96", "--key-hex", KEY_HEX])
+            // Small reads, so that half a capture is read and signed.
+            .env("LINERATE_PACKETS_CHUNK", "4096")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut writer = std::fs::File::options().write(true).open(&fifo).unwrap();
+        writer.write_all(&capture[..capture.len() / 2]).unwrap();
+        // The temporary file appears once the capture's header was read.
+        let temp_files = || {
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .file_name()
+                        .to_string_lossy()
+                        .ends_with(".tmp")
+                })
+                .count()
+        };
+        let start = std::time::Instant::now();
+        while temp_files() == 0 {
+            assert!(start.elapsed().as_secs() < 60, "no temporary file");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let pid = child.id().to_string();
+        let killed = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status();
+        assert!(killed.unwrap().success());
+        let done = child.wait_with_output().unwrap();
+        drop(writer);
+        assert_eq!(done.status.code(), Some(status), "SIG{signal}");
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            b"the old capture",
+            "SIG{signal}"
+        );
+        assert_eq!(temp_files(), 0, "SIG{signal}");
+    }
+}
+
 #[test]
 fn bad_input_is_reported_with_the_packet_index() {
     let dir = tmp();
@@ -504,7 +674,34 @@ fn bad_input_is_reported_with_the_packet_index() {
     let input = write(dir.path(), "bad.pcap", &file);
     let out = dir.path().join("bad-out.pcap");
     let out = out.to_str().unwrap();
+    // By default a damaged input writes nothing: OUT stays as it was.
+    std::fs::write(out, b"the old capture").unwrap();
     let (status, stdout, stderr) = sign(&input, out, "hmac-md5-96", "300", "1");
+    assert_eq!(status, 3, "{stderr}");
+    assert!(
+        stderr.ends_with(&format!(
+            "linerate: {out}: not written: the input capture is damaged (--partial writes the packets before the damage)\n"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stdout, "");
+    assert_eq!(std::fs::read(out).unwrap(), b"the old capture");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    // --partial: the packets before the damage, and the summary.
+    let (status, stdout, stderr) = linerate(&[
+        "packets",
+        "sign",
+        &input,
+        "-o",
+        out,
+        "--spi",
+        "300",
+        "--alg",
+        "hmac-md5-96",
+        "--key-hex",
+        KEY_HEX,
+        "--partial",
+    ]);
     assert_eq!(status, 1, "{stderr}");
     assert_eq!(
         stdout.trim(),
@@ -648,8 +845,8 @@ fn an_existing_out_is_replaced_whole_and_never_written_into() {
         assert_eq!(listing(dir.path()), before);
     }
 
-    // A symbolic link is replaced by the capture, as `rename` does; its
-    // target is not written.
+    // A symbolic link is written through: its target becomes the capture
+    // (replaced whole, in its own directory), the link stays a link.
     let target = dir.path().join("target");
     std::fs::write(&target, b"target").unwrap();
     let link = dir.path().join("link.pcap");
@@ -659,13 +856,12 @@ fn an_existing_out_is_replaced_whole_and_never_written_into() {
         0
     );
     assert!(
-        !std::fs::symlink_metadata(&link)
+        std::fs::symlink_metadata(&link)
             .unwrap()
             .file_type()
             .is_symlink()
     );
-    assert!(std::fs::read(&link).unwrap() == want);
-    assert_eq!(std::fs::read(&target).unwrap(), b"target");
+    assert!(std::fs::read(&target).unwrap() == want);
 
     // A directory is never swapped out: an error naming OUT, the directory
     // and what it holds as they were, no temporary file.
@@ -767,7 +963,7 @@ fn fuzz_regressions() {
         assert!(!stderr.contains("panicked"), "{stderr}");
         let out = dir.path().join(format!("crash-{i}.out"));
         let (status, _, stderr) = sign(&input, out.to_str().unwrap(), "umac-64", "300", "1");
-        assert!(status == 1 || status == 2, "{status}: {stderr}");
+        assert!((1..=3).contains(&status), "{status}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
@@ -796,7 +992,16 @@ fn linerate_chunked(chunk: Option<usize>, args: &[&str]) -> Run {
 /// signed capture.
 fn sign_and_verify_chunked(input: &str, output: &str, chunk: Option<usize>) -> (Run, Run, Vec<u8>) {
     let keying = ["--alg", "hmac-md5-96", "--key-hex", KEY_HEX];
-    let sign = ["packets", "sign", input, "-o", output, "--spi", "0x1000"];
+    let sign = [
+        "packets",
+        "sign",
+        input,
+        "-o",
+        output,
+        "--spi",
+        "0x1000",
+        "--partial",
+    ];
     let signed = linerate_chunked(chunk, &[&sign[..], &keying].concat());
     let bytes = std::fs::read(output).unwrap_or_default();
     let verify = ["packets", "verify", output, "-v"];

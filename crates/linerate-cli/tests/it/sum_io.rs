@@ -157,3 +157,91 @@ fn a_large_sparse_file() {
         format!("{}  sparse\n", hex(md5.finalize()))
     );
 }
+
+/// `PROGRAM ARGS` run by sh with `redirect` (`>&-`, `<&-`) in `dir`:
+/// (status, stdout, stderr).
+fn closed(
+    program: &str,
+    args: &[&str],
+    redirect: &str,
+    dir: &Path,
+) -> (Option<i32>, Vec<u8>, String) {
+    let script = format!("exec \"$0\" \"$@\" {redirect}");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("sh");
+    (
+        out.status.code(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A closed standard output or input is an error (exit 1, "Bad file
+/// descriptor"), as md5sum has it, never a lost output or the digest of
+/// nothing (Rust's runtime puts /dev/null on a closed descriptor, and its
+/// stdin/stdout hide EBADF).
+#[test]
+fn closed_standard_streams_are_errors_as_in_md5sum() {
+    let dir = awkward_tree();
+    write(dir.path(), b"sums", format!("{ABC_HEX}  a\n").as_bytes());
+    let cases: &[(&[&str], &str)] = &[
+        (&["a"], ">&-"),
+        (&["-c", "sums"], ">&-"),
+        (&[], "<&-"),
+        (&["-"], "<&-"),
+        (&["-c", "-"], "<&-"),
+        (&["a"], "<&-"),
+    ];
+    for &(args, redirect) in cases {
+        let sum: Vec<&str> = ["sum"].iter().chain(args).copied().collect();
+        let ours = closed(LINERATE, &sum, redirect, dir.path());
+        let what = format!("sum {args:?} {redirect}");
+        if let Some(md5sum) = oracle() {
+            let path = md5sum.to_str().unwrap();
+            let mut theirs = closed(path, args, redirect, dir.path());
+            // md5sum names itself as it was called.
+            theirs.2 = theirs.2.replace(&format!("{path}: "), "md5sum: ");
+            assert_eq!(ours.0, theirs.0, "{what}");
+            assert_eq!(ours.1, theirs.1, "{what}");
+            let renamed =
+                String::from_utf8_lossy(&rename_program(theirs.2.as_bytes())).into_owned();
+            assert_eq!(ours.2, renamed, "{what}");
+        }
+        let expect_error = args != ["a"] || redirect == ">&-";
+        assert_eq!(
+            ours.0,
+            Some(if expect_error { 1 } else { 0 }),
+            "{what}: {}",
+            ours.2
+        );
+    }
+    // The other commands: the same errors.
+    for args in [
+        &["etag", "a"][..],
+        &["md5", "a"],
+        &["mac", "-a", "hmac-md5", "--key-hex", "00", "a"],
+    ] {
+        let (status, _, stderr) = closed(LINERATE, args, ">&-", dir.path());
+        assert_eq!(status, Some(1), "{args:?}");
+        assert_eq!(
+            stderr, "linerate: write error: Bad file descriptor\n",
+            "{args:?}"
+        );
+    }
+    for args in [
+        &["etag", "-"][..],
+        &["md5"],
+        &["mac", "-a", "hmac-md5", "--key-hex", "00", "-"],
+    ] {
+        let (status, stdout, stderr) = closed(LINERATE, args, "<&-", dir.path());
+        assert_eq!(status, Some(1), "{args:?}");
+        assert!(stdout.is_empty(), "{args:?}");
+        assert!(stderr.contains("Bad file descriptor"), "{args:?}: {stderr}");
+    }
+}
