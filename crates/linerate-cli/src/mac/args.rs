@@ -57,6 +57,7 @@ enum MacFlag {
     Algorithm,
     KeyFile,
     KeyHex,
+    KeyEnv,
     NonceHex,
 }
 
@@ -76,6 +77,10 @@ const LONG_WITH_ARGUMENT: &[LongOption<MacFlag>] = &[
         value: MacFlag::KeyHex,
     },
     LongOption {
+        name: "key-env",
+        value: MacFlag::KeyEnv,
+    },
+    LongOption {
         name: "nonce-hex",
         value: MacFlag::NonceHex,
     },
@@ -87,6 +92,7 @@ struct MacGiven {
     algorithm: Option<MacAlgorithm>,
     key_file: Option<OsString>,
     key_hex: Option<Zeroizing<Vec<u8>>>,
+    key_env: Option<OsString>,
     nonce_hex: Option<OsString>,
 }
 
@@ -105,7 +111,8 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
     let mut given = Given::default();
     let mut mac = MacGiven::default();
     let mut getopt = Getopt::new(args, &short, &long, posixly_correct)
-        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT);
+        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT)
+        .hiding_values();
     for found in getopt.by_ref() {
         let found = found.map_err(|e| UsageError::Options(e.message()))?;
         match (found.value, found.argument) {
@@ -126,24 +133,30 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
             names(&OFFERED)
         ))
     })?;
-    let key = match (mac.key_file, mac.key_hex) {
-        (Some(path), None) => KeySource::File(path),
-        (None, Some(hex)) => KeySource::Hex(hex),
-        (None, None) => {
+    let key = match (mac.key_file, mac.key_hex, mac.key_env) {
+        (Some(path), None, None) => KeySource::File(path),
+        (None, Some(hex), None) => KeySource::Hex(hex),
+        (None, None, Some(name)) => KeySource::Env(name),
+        (None, None, None) => {
             return Err(setup(format!(
-                "{} needs a key: give --key-file FILE or --key-hex HEX",
+                "{} needs a key: give --key-file FILE, --key-env NAME or --key-hex HEX",
                 algorithm.name()
             )));
         }
-        (Some(_), Some(_)) => {
+        _ => {
             return Err(setup(
-                "give the key once: --key-file or --key-hex, not both".to_string(),
+                "give the key once: one of --key-file, --key-env, --key-hex".to_string(),
             ));
         }
     };
     let mut files = getopt.into_operands();
     if files.is_empty() {
         files.push(OsString::from("-"));
+    }
+    if matches!(&key, KeySource::File(path) if path == "-") && files.iter().any(|f| f == "-") {
+        return Err(setup(
+            "standard input cannot give both the key (--key-file -) and a message".to_string(),
+        ));
     }
     Ok(Command::Run(Request {
         check: given.check,
@@ -167,6 +180,7 @@ fn apply_argument(mac: &mut MacGiven, flag: MacFlag, argument: OsString) -> Resu
         }
         MacFlag::KeyFile => mac.key_file = Some(argument),
         MacFlag::KeyHex => mac.key_hex = Some(Zeroizing::new(argument.into_vec())),
+        MacFlag::KeyEnv => mac.key_env = Some(argument),
         MacFlag::NonceHex => mac.nonce_hex = Some(argument),
         MacFlag::Sum(_) => {}
     }
@@ -241,14 +255,15 @@ mod tests {
             error(&["-a", "hmac-md5"]),
             (
                 false,
-                "hmac-md5 needs a key: give --key-file FILE or --key-hex HEX".into()
+                "hmac-md5 needs a key: give --key-file FILE, --key-env NAME or --key-hex HEX"
+                    .into()
             )
         );
         assert_eq!(
             error(&["-a", "hmac-md5", "--key-file", "k", "--key-hex", "00"]),
             (
                 false,
-                "give the key once: --key-file or --key-hex, not both".into()
+                "give the key once: one of --key-file, --key-env, --key-hex".into()
             )
         );
         assert!(
@@ -263,6 +278,15 @@ mod tests {
         assert_eq!(
             error(&["--key", "x"]),
             (true, "unrecognized option '--key'".into())
+        );
+        // A misspelled key option never shows the key.
+        assert_eq!(
+            error(&["-a", "hmac-md5", "--keyhex=00112233"]),
+            (true, "unrecognized option '--keyhex=...'".into())
+        );
+        assert_eq!(
+            error(&["-a", "hmac-md5", "--key=00112233"]),
+            (true, "unrecognized option '--key=...'".into())
         );
         assert_eq!(error(&["-j", "2"]), (true, "invalid option -- 'j'".into()));
         assert_eq!(

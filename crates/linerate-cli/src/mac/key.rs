@@ -27,6 +27,8 @@ pub enum KeySource {
     File(std::ffi::OsString),
     /// `--key-hex HEX`: the argument, kept in a wiped buffer.
     Hex(Zeroizing<Vec<u8>>),
+    /// `--key-env NAME`: the environment variable's value, in hex.
+    Env(std::ffi::OsString),
 }
 
 /// A setup error: the message of a one-line diagnostic.
@@ -44,6 +46,18 @@ pub fn load_key(
             decode_hex("--key-hex", hex).map_err(String::into_bytes)?,
             "--key-hex",
         ),
+        KeySource::Env(name) => {
+            use std::os::unix::ffi::{OsStrExt, OsStringExt};
+            let shown = String::from_utf8_lossy(name.as_bytes()).into_owned();
+            let value = Zeroizing::new(
+                std::env::var_os(name)
+                    .ok_or_else(|| format!("--key-env: {shown} is not set").into_bytes())?
+                    .into_vec(),
+            );
+            let key =
+                decode_hex(&format!("--key-env {shown}"), &value).map_err(String::into_bytes)?;
+            (key, "--key-env")
+        }
     };
     if algorithm.takes_nonce() {
         if key.len() != UMAC_KEY_LEN {
@@ -120,11 +134,17 @@ fn read_key_file(path: &OsStr) -> Result<Zeroizing<Vec<u8>>, SetupError> {
         message.extend_from_slice(detail);
         message
     };
-    let file = File::open(path).map_err(|e| failure(&error_text(&e)))?;
+    // `-`: standard input (a pipe from a secret store; an inherited
+    // descriptor is `/dev/fd/N`).
+    let reader: Box<dyn Read> = if path.as_bytes() == b"-" {
+        Box::new(linerate_files::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| failure(&error_text(&e)))?)
+    };
     // One buffer of the largest size plus one, so that an over-long file
     // shows without the buffer ever growing.
     let mut key = Zeroizing::new(vec![0u8; MAX_KEY_FILE + 1]);
-    let len = read_up_to(file, &mut key).map_err(|e| failure(&error_text(&e)))?;
+    let len = read_up_to(reader, &mut key).map_err(|e| failure(&error_text(&e)))?;
     if len > MAX_KEY_FILE {
         return Err(failure(
             format!("longer than {MAX_KEY_FILE} bytes (is it the right file?)").as_bytes(),

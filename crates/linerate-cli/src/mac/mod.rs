@@ -55,7 +55,8 @@ pub const OFFERED: [MacAlgorithm; 8] = [
 ];
 
 const HELP: &str = "\
-Usage: linerate mac -a ALG (--key-file=FILE | --key-hex=HEX) [--nonce-hex=HEX]
+Usage: linerate mac -a ALG (--key-file=FILE | --key-env=NAME | --key-hex=HEX)
+                    [--nonce-hex=HEX]
                     [OPTION]... [FILE]...
 Print or check message authentication codes (MACs) of files, in the line
 formats of 'linerate sum' and md5sum: 'HEX  FILE' or, with --tag,
@@ -70,8 +71,12 @@ With no FILE, or when FILE is -, read standard input.
                           umac-32, umac-64, umac-96, umac-128
                                                 UMAC (RFC 4418), 4 to 16 bytes
       --key-file=FILE   the key is FILE's bytes, exactly as stored (a final
-                          newline is part of it); at most 65536 bytes
-      --key-hex=HEX     the key in hexadecimal (two digits per byte)
+                          newline is part of it); at most 65536 bytes;
+                          - is standard input, /dev/fd/N an inherited
+                          descriptor
+      --key-env=NAME    the key in hexadecimal in environment variable NAME
+      --key-hex=HEX     the key in hexadecimal (two digits per byte); other
+                          users can see it (ps): prefer the two above
       --nonce-hex=HEX   the UMAC nonce in hexadecimal: 1 to 16 bytes;
                           required for UMAC, refused for HMAC
   -b, --binary          read in binary mode
@@ -92,14 +97,16 @@ The following five options are useful only when verifying MACs:
       --help        display this help and exit
       --version     output version information and exit
 
---algorithm, --key-file, --key-hex and --nonce-hex cannot be abbreviated.
+--algorithm, --key-file, --key-env, --key-hex and --nonce-hex cannot be
+abbreviated; a misspelled option's value is not echoed.
 
 Keys. HMAC takes a key of any length but not an empty one; a key longer
 than 64 bytes is hashed first (RFC 2104), and one shorter than the hash (16
 bytes for MD5, 20 for SHA-1) is weak. UMAC takes exactly 16 bytes (an
 AES-128 key). The key is never printed, and the buffers that held it are
 wiped once the MAC is keyed; but --key-hex puts it on the command line,
-where other users may see it (ps, /proc): prefer --key-file.
+where other users may see it (ps, /proc): prefer --key-file (a file, -
+for standard input, /dev/fd/N) or --key-env.
 
 Nonces. Every FILE is tagged under the one --nonce-hex, and --check uses it
 for every line. This is a checksum-like use: tags that prove files came

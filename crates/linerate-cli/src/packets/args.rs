@@ -60,6 +60,7 @@ enum Flag {
     Alg,
     KeyFile,
     KeyHex,
+    KeyEnv,
     SeqStart,
     Jobs,
 }
@@ -102,6 +103,10 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
         value: Flag::KeyHex,
     },
     LongOption {
+        name: "key-env",
+        value: Flag::KeyEnv,
+    },
+    LongOption {
         name: "seq-start",
         value: Flag::SeqStart,
     },
@@ -121,6 +126,7 @@ struct Given {
     algs: Vec<MacAlgorithm>,
     key_file: Option<OsString>,
     key_hex: Option<Zeroizing<Vec<u8>>>,
+    key_env: Option<OsString>,
     seq_start: Option<u32>,
     jobs: Option<usize>,
 }
@@ -142,6 +148,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
     let mut given = Given::default();
     let mut getopt = Getopt::new(rest, SHORT, &[], false)
         .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT)
+        .hiding_values()
         .with_exact_flags(LONG);
     for found in getopt.by_ref() {
         let found = found.map_err(|e| String::from_utf8_lossy(&e.message()).into_owned())?;
@@ -210,7 +217,10 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             refuse("--seq-start", given.seq_start.is_some())?;
             refuse("--spi", given.spi.is_some())?;
             refuse("-v", given.verbose)?;
-            refuse("a key", given.key_file.is_some() || given.key_hex.is_some())?;
+            refuse(
+                "a key",
+                given.key_file.is_some() || given.key_hex.is_some() || given.key_env.is_some(),
+            )?;
             let mut algs = given.algs;
             if algs.is_empty() {
                 algs = OFFERED.to_vec();
@@ -245,6 +255,7 @@ fn apply(given: &mut Given, flag: Flag, argument: OsString) -> Result<(), String
             .push(MacAlgorithm::from_name(text().as_bytes(), &OFFERED).map_err(|e| e.0)?),
         Flag::KeyFile => given.key_file = Some(argument),
         Flag::KeyHex => given.key_hex = Some(Zeroizing::new(argument.into_vec())),
+        Flag::KeyEnv => given.key_env = Some(argument),
         Flag::Jobs => {
             given.jobs = Some(crate::sum::args::parse_threads(argument.as_bytes())?);
         }
@@ -268,18 +279,21 @@ fn keying(sub: &str, given: &mut Given) -> Result<Keying, String> {
         [one] => *one,
         _ => return Err(format!("{sub}: give --alg once")),
     };
-    let key = match (given.key_file.take(), given.key_hex.take()) {
-        (Some(path), None) => KeySource::File(path),
-        (None, Some(hex)) => KeySource::Hex(hex),
-        (None, None) => {
+    let key = match (
+        given.key_file.take(),
+        given.key_hex.take(),
+        given.key_env.take(),
+    ) {
+        (Some(path), None, None) => KeySource::File(path),
+        (None, Some(hex), None) => KeySource::Hex(hex),
+        (None, None, Some(name)) => KeySource::Env(name),
+        (None, None, None) => {
             return Err(format!(
-                "{} needs a key: give --key-file FILE or --key-hex HEX",
+                "{} needs a key: give --key-file FILE, --key-env NAME or --key-hex HEX",
                 alg.name()
             ));
         }
-        (Some(_), Some(_)) => {
-            return Err("give the key once: --key-file or --key-hex, not both".into());
-        }
+        _ => return Err("give the key once: one of --key-file, --key-env, --key-hex".into()),
     };
     Ok(Keying { alg, key })
 }

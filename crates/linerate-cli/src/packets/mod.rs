@@ -36,9 +36,9 @@ pub const EXIT_SETUP: u8 = 2;
 pub const EXIT_NOT_WRITTEN: u8 = 3;
 
 const HELP: &str = "\
-Usage: linerate packets sign IN -o OUT --spi N --alg ALG (--key-file F | --key-hex HEX)
+Usage: linerate packets sign IN -o OUT --spi N --alg ALG (--key-file F | --key-env V | --key-hex HEX)
                              [--seq-start N] [--partial]
-       linerate packets verify IN --alg ALG (--key-file F | --key-hex HEX) [--spi N] [-v]
+       linerate packets verify IN --alg ALG (--key-file F | --key-env V | --key-hex HEX) [--spi N] [-v]
        linerate packets bench IN [--alg ALG]... [-j N]
 IP Authentication Headers (RFC 4302, transport mode) on the packets of a
 capture: RFC 1810's question (can MD5 authenticate packets at the speed of
@@ -87,8 +87,11 @@ Options:
       --spi=N          Security Parameters Index, 1 to 4294967295, decimal
                          or 0x hex (1-255 are reserved by IANA)
       --alg=ALG        the ICV algorithm (bench: repeatable)
-      --key-file=F     the key is F's bytes, exactly as stored
-      --key-hex=HEX    the key in hexadecimal; HMAC and keyed MD5 take any
+      --key-file=F     the key is F's bytes, exactly as stored (- standard
+                         input, /dev/fd/N an inherited descriptor)
+      --key-env=V      the key in hexadecimal in environment variable V
+      --key-hex=HEX    the key in hexadecimal (visible to other users in
+                         ps: prefer the two above); HMAC and keyed MD5 take any
                          non-empty key (RFC 2403/2404 use 16/20 bytes), UMAC
                          exactly 16 bytes
       --seq-start=N    the first sequence number (sign; default 1)

@@ -104,6 +104,8 @@ pub struct Getopt<'a, T> {
     /// Set by `--`, or by the first operand under `POSIXLY_CORRECT`.
     options_ended: bool,
     posixly_correct: bool,
+    /// Unknown options' values are not echoed (commands that take keys).
+    hide_values: bool,
     operands: Vec<OsString>,
 }
 
@@ -125,6 +127,7 @@ impl<'a, T: Copy> Getopt<'a, T> {
             long_exact: &[],
             options_ended: false,
             posixly_correct,
+            hide_values: false,
             operands: Vec::new(),
         }
     }
@@ -134,6 +137,14 @@ impl<'a, T: Copy> Getopt<'a, T> {
     pub fn with_arguments(mut self, short: &'a [(u8, T)], long: &'a [LongOption<T>]) -> Self {
         self.short_with_argument = short;
         self.long_with_argument = long;
+        self
+    }
+
+    /// An unknown or ambiguous `--NAME=VALUE` is reported as
+    /// `--NAME=...`: for commands that take keys, where a misspelled key
+    /// option must not print the key (md5sum's own options echo it all).
+    pub fn hiding_values(mut self) -> Self {
+        self.hide_values = true;
         self
     }
 
@@ -223,13 +234,17 @@ impl<'a, T: Copy> Getopt<'a, T> {
                     .iter()
                     .filter(|o| o.name.as_bytes().starts_with(name))
                     .collect();
+                let shown = match inline {
+                    Some(_) if self.hide_values => [name, b"=..."].concat(),
+                    _ => body.to_vec(),
+                };
                 match matches[..] {
-                    [] => return Err(GetoptError::Unrecognized(body.to_vec())),
+                    [] => return Err(GetoptError::Unrecognized(shown)),
                     [only] => only,
                     _ => {
                         let candidates = matches.iter().map(|o| o.name).collect();
                         return Err(GetoptError::Ambiguous {
-                            given: body.to_vec(),
+                            given: shown,
                             candidates,
                         });
                     }

@@ -64,18 +64,18 @@ fn key_errors() {
     write(dir.path(), "k17", &[7; 17]);
     write(dir.path(), "huge", &vec![7; 65537]);
     std::fs::create_dir(dir.path().join("dir")).unwrap();
-    let cases: [(&[&str], &str); 14] = [
+    let cases: [(&[&str], &str); 17] = [
         (
             &["-a", "hmac-md5", "f"],
-            "hmac-md5 needs a key: give --key-file FILE or --key-hex HEX",
+            "hmac-md5 needs a key: give --key-file FILE, --key-env NAME or --key-hex HEX",
         ),
         (
             &["-a", "umac-64", "--nonce-hex", "00", "f"],
-            "umac-64 needs a key: give --key-file FILE or --key-hex HEX",
+            "umac-64 needs a key: give --key-file FILE, --key-env NAME or --key-hex HEX",
         ),
         (
             &["-a", "hmac-md5", "--key-file", "k15", "--key-hex", "00"],
-            "give the key once: --key-file or --key-hex, not both",
+            "give the key once: one of --key-file, --key-env, --key-hex",
         ),
         (
             &["-a", "hmac-sha1", "--key-hex", "5ec2e75ec2e75ec2e"],
@@ -120,6 +120,24 @@ fn key_errors() {
         (
             &["-a", "umac-64", "--key-hex=", "--nonce-hex", "01"],
             "umac-64 needs a key of exactly 16 bytes; --key-hex holds 0 bytes",
+        ),
+        (
+            &[
+                "-a",
+                "hmac-md5",
+                "--key-env",
+                "LINERATE_TEST_NO_SUCH_KEY",
+                "f",
+            ],
+            "--key-env: LINERATE_TEST_NO_SUCH_KEY is not set",
+        ),
+        (
+            &["-a", "hmac-md5", "--key-file", "-"],
+            "standard input cannot give both the key (--key-file -) and a message",
+        ),
+        (
+            &["-a", "hmac-md5", "--key-file", "k15", "--key-env", "K"],
+            "give the key once: one of --key-file, --key-env, --key-hex",
         ),
     ];
     for (args, message) in cases {
@@ -272,4 +290,65 @@ fn help_version_and_the_command_list() {
     );
     let usage = Command::new(LINERATE).arg("help").output().unwrap();
     assert!(String::from_utf8_lossy(&usage.stdout).contains("\n  mac -a ALG"));
+}
+
+/// A misspelled key option does not echo its value (the key).
+#[test]
+fn a_misspelled_key_option_is_not_echoed() {
+    let dir = scratch();
+    for given in ["--keyhex", "--key", "--key-hexx"] {
+        let option = format!("{given}={SECRET}");
+        let out = mac(dir.path(), &["-a", "hmac-md5", &option, "f"], None);
+        with_hint(&out, &format!("unrecognized option '{given}=...'"));
+    }
+}
+
+/// The key from standard input, an environment variable and an inherited
+/// descriptor: the same MACs as `--key-hex`.
+#[test]
+fn keys_from_stdin_the_environment_and_a_descriptor() {
+    let dir = scratch();
+    write(dir.path(), "f", b"the message");
+    let key = [0x5e_u8, 0xc2, 0xe7, 0x01, 0x02];
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    write(dir.path(), "key", &key);
+    let want = mac(
+        dir.path(),
+        &["-a", "hmac-sha1", "--key-hex", &hex, "f"],
+        None,
+    );
+    assert_eq!(want.status, Some(0));
+    let from_stdin = mac(
+        dir.path(),
+        &["-a", "hmac-sha1", "--key-file", "-", "f"],
+        Some(&key),
+    );
+    assert_eq!(from_stdin.stdout_text(), want.stdout_text());
+    let from_env = Command::new(LINERATE)
+        .args([
+            "mac",
+            "-a",
+            "hmac-sha1",
+            "--key-env",
+            "LINERATE_TEST_KEY",
+            "f",
+        ])
+        .env("LINERATE_TEST_KEY", &hex)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&from_env.stdout),
+        want.stdout_text()
+    );
+    let from_fd = Command::new("sh")
+        .args([
+            "-c",
+            "exec \"$0\" mac -a hmac-sha1 --key-file /dev/fd/3 f 3<key",
+            LINERATE,
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&from_fd.stdout), want.stdout_text());
 }
