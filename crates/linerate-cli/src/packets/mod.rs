@@ -106,8 +106,8 @@ SLL (113) and SLL2 (276). Per-packet problems are reported on standard
 error as 'linerate: IN: packet N: MESSAGE' (N counts from 1).
 
 Exit status: 0 all signed (OUT written) or verified; 1 OUT written with
-some packet copied unsigned (sign), a bad ICV or a malformed packet
-(verify); 2 a usage error, an unreadable IN or key, or an OUT that cannot be
+some packet copied unsigned (sign), a bad ICV, a malformed packet or no AH
+packet at all to verify (verify); 2 a usage error, an unreadable IN or key, or an OUT that cannot be
 created (nothing written); 3 (sign) OUT not written, left as it was: IN is
 damaged (a truncated or corrupt capture; --partial writes the packets before
 the damage, exit 1) or OUT could not be written whole.

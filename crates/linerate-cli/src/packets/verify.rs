@@ -34,6 +34,15 @@ pub fn run(args: super::args::Verify) -> u8 {
         "{} packets: {} verified, {} bad ICV, {} not AH, {} malformed",
         counts.packets, counts.verified, counts.bad, counts.not_ah, counts.malformed
     ));
+    if counts.verified + counts.bad == 0 {
+        // A check that checked nothing is no success.
+        let which = match args.spi {
+            Some(spi) => format!(" with SPI {spi}"),
+            None => String::new(),
+        };
+        always.error(&format!("nothing verified: no AH packet{which}"));
+        return EXIT_FAILURE;
+    }
     if counts.bad == 0 && counts.malformed == 0 {
         EXIT_SUCCESS
     } else {

@@ -351,10 +351,14 @@ fn sign_then_verify_every_alg_and_container() {
             );
             let _ = frags;
             assert_eq!(status, 0, "{stderr}");
-            // Another SPI: nothing checked.
-            let (status, stdout, _) = verify(output, alg, &["--spi", "4097"]);
-            assert_eq!(status, 0);
+            // Another SPI: nothing checked, which is no success.
+            let (status, stdout, stderr) = verify(output, alg, &["--spi", "4097"]);
+            assert_eq!(status, 1);
             assert!(stdout.contains("0 verified, 0 bad ICV"), "{stdout}");
+            assert!(
+                stderr.ends_with(": nothing verified: no AH packet with SPI 4097\n"),
+                "{stderr}"
+            );
         }
     }
     let requests: Vec<(&str, &[u8], Vec<u8>)> = python_requests
