@@ -48,10 +48,34 @@ pub fn icv_input(
 }
 
 fn zero_v4(p: &mut [u8]) -> Result<(), Problem> {
+    let options = v4_options(p)?;
     p[1] = 0;
     p[6..9].fill(0);
     p[10..12].fill(0);
+    for (at, kind, olen) in options {
+        if !IMMUTABLE_V4_OPTIONS.contains(&kind) {
+            if (kind == LSRR || kind == SSRR) && olen >= 7 {
+                predict_source_route_destination(p, at, olen);
+            }
+            p[at..at + olen].fill(0);
+        }
+    }
+    Ok(())
+}
+
+/// Whether the options of the IPv4 header at the start of `p` can be read:
+/// `sign` and `verify` call a packet malformed for the same reasons, AH or
+/// not.
+pub fn check_v4_options(p: &[u8]) -> Result<(), Problem> {
+    v4_options(p).map(drop)
+}
+
+/// The options of the IPv4 header at the start of `p` (its length checked
+/// by the caller) other than End of List and No Operation: where each
+/// starts, its type and length.
+fn v4_options(p: &[u8]) -> Result<Vec<(usize, u8, usize)>, Problem> {
     let ihl = usize::from(p[0] & 0x0f) * 4;
+    let mut options = Vec::new();
     let mut at = 20;
     while at < ihl {
         let kind = p[at];
@@ -69,15 +93,10 @@ fn zero_v4(p: &mut [u8]) -> Result<(), Problem> {
                 "IPv4 option {kind} has a bad length {olen}"
             )));
         }
-        if !IMMUTABLE_V4_OPTIONS.contains(&kind) {
-            if (kind == LSRR || kind == SSRR) && olen >= 7 {
-                predict_source_route_destination(p, at, olen);
-            }
-            p[at..at + olen].fill(0);
-        }
+        options.push((at, kind, olen));
         at += olen;
     }
-    Ok(())
+    Ok(options)
 }
 
 /// With addresses left in a source route (its pointer, 1-based, at or

@@ -12,7 +12,8 @@ use subtle::ConstantTimeEq;
 use crate::ah;
 use crate::capture::{Item, Packet};
 use crate::icv;
-use crate::mutable::icv_input;
+use crate::ip::Version;
+use crate::mutable::{self, icv_input};
 use crate::packet::locate;
 use crate::problem::{Kind, Problem};
 use crate::stream::CaptureReader;
@@ -66,7 +67,14 @@ fn classify(packet: &Packet<'_>, alg: MacAlgorithm, spi: Option<u32>, slot: &mut
         Err(p) => return Verdict::Malformed(p),
     };
     let layout = at.layout;
+    let ip = &packet.data[at.ip_at..at.ip_at + layout.len];
     let Some(ah_at) = layout.ah_at else {
+        // What `sign` would call malformed is malformed here too.
+        if layout.version == Version::V4
+            && let Err(p) = mutable::check_v4_options(ip)
+        {
+            return Verdict::Malformed(p);
+        }
         return Verdict::NotAh;
     };
     if layout.fragment {
@@ -75,7 +83,6 @@ fn classify(packet: &Packet<'_>, alg: MacAlgorithm, spi: Option<u32>, slot: &mut
             "fragment: not verified (AH covers whole datagrams)",
         ));
     }
-    let ip = &packet.data[at.ip_at..at.ip_at + layout.len];
     let header = match ah::parse(&ip[ah_at..]) {
         Ok(h) => h,
         Err(p) => return Verdict::Malformed(p),

@@ -661,6 +661,40 @@ fn a_signal_mid_run_leaves_the_old_out_and_no_temporary_file() {
     }
 }
 
+/// An IPv4 packet with an option whose length is impossible is malformed
+/// for `verify` as for `sign`, AH or not.
+#[test]
+fn malformed_options_are_malformed_for_sign_and_verify() {
+    let dir = tmp();
+    let good = ipv4(17, &[], &udp(b"payload"), 0, 64, 0);
+    // Record Route (7) with length 1: shorter than its own two bytes.
+    let bad = ipv4(17, &[7, 1, 0, 0], &udp(b"payload"), 0, 64, 0);
+    let recs = vec![
+        Rec::new(1, frame(Link::Ethernet, &good)),
+        Rec::new(1, frame(Link::Ethernet, &bad)),
+    ];
+    let input = write(dir.path(), "opts.pcap", &pcap(&recs, false, false));
+    let out = dir.path().join("opts-out.pcap");
+    let out = out.to_str().unwrap();
+    let (status, stdout, stderr) = sign(&input, out, "hmac-md5-96", "300", "1");
+    assert_eq!(status, 1, "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "2 packets: 1 signed, 1 skipped (1 malformed)"
+    );
+    let message = "packet 2: IPv4 option 7 has a bad length 1";
+    assert!(stderr.contains(message), "{stderr}");
+    // The signed capture: the good packet verified, the bad one malformed
+    // (it was copied unchanged), reported the same way.
+    let (status, stdout, stderr) = verify(out, "hmac-md5-96", &[]);
+    assert_eq!(status, 1, "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "2 packets: 1 verified, 0 bad ICV, 0 not AH, 1 malformed"
+    );
+    assert!(stderr.contains(message), "{stderr}");
+}
+
 #[test]
 fn bad_input_is_reported_with_the_packet_index() {
     let dir = tmp();
