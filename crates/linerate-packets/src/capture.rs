@@ -325,12 +325,17 @@ impl Parser {
             };
         let (after, block) = match parsed {
             Ok(ok) => ok,
+            // The parser wants bytes past a block that is whole in the file
+            // (its framing was checked): a length inside it is wrong.
+            Err(nom::Err::Incomplete(e))
+                if input.len() < 8 || input.len() < self.block_len(input) =>
+            {
+                let e = nom::Err::Incomplete(e);
+                return self.fail(format!("truncated capture: {}", describe(&e)));
+            }
             Err(e) => {
-                let what = match e {
-                    nom::Err::Incomplete(_) => "truncated capture",
-                    _ => "corrupt pcapng block",
-                };
-                return self.fail(format!("{what}: {}", describe(&e)));
+                let name = block_name(input, self.big_endian);
+                return self.fail(format!("corrupt pcapng {name}: {}", block_fault(&e)));
             }
         };
         let bytes = &input[..input.len() - after.len()];
@@ -466,6 +471,40 @@ fn describe(e: &nom::Err<PcapError<&[u8]>>) -> String {
             }
             PcapError::Incomplete(n) => format!("{n} more bytes needed"),
             _ => "invalid record".to_string(),
+        },
+    }
+}
+
+/// The name of the pcapng block at the start of `input` (its type read).
+fn block_name(input: &[u8], big_endian: bool) -> String {
+    if input.starts_with(&PCAPNG_MAGIC) {
+        return "section header block".to_string();
+    }
+    match input.get(..4).map(|b| u32_from(b, big_endian)) {
+        Some(1) => "interface description block".to_string(),
+        Some(3) => "simple packet block".to_string(),
+        Some(6) => "enhanced packet block".to_string(),
+        Some(t) => format!("block of type {t:#010x}"),
+        None => "block".to_string(),
+    }
+}
+
+const LENGTH_MISFIT: &str =
+    "a length inside it does not fit the block (captured length, options or block length)";
+
+/// What is wrong with a pcapng block its parser refused, in a reader's
+/// words (the parser's own names its internals: "predicate verification").
+fn block_fault(e: &nom::Err<PcapError<&[u8]>>) -> &'static str {
+    use nom::error::ErrorKind;
+    match e {
+        // Only for a block whole in the file: see the caller.
+        nom::Err::Incomplete(_) => LENGTH_MISFIT,
+        nom::Err::Error(e) | nom::Err::Failure(e) => match e {
+            PcapError::Eof | PcapError::Incomplete(_) => "cut short",
+            PcapError::HeaderNotRecognized => "its magic number is not pcapng's",
+            PcapError::NomError(_, ErrorKind::Verify)
+            | PcapError::OwnedNomError(_, ErrorKind::Verify) => LENGTH_MISFIT,
+            _ => "a field has a value the format does not allow",
         },
     }
 }

@@ -695,6 +695,43 @@ fn malformed_options_are_malformed_for_sign_and_verify() {
     assert!(stderr.contains(message), "{stderr}");
 }
 
+/// A pcapng block its parser refuses is named, with what is wrong in words
+/// (not the parser's "predicate verification"), and the packet's index.
+#[test]
+fn a_corrupt_pcapng_block_is_said_in_words() {
+    let dir = tmp();
+    let good = ipv4(17, &[], &udp(b"payload"), 0, 64, 0);
+    let recs = vec![Rec::new(1, frame(Link::Ethernet, &good)); 2];
+    let mut file = pcapng(&recs, false, &[]);
+    // The second enhanced packet block (type 6): its captured length (at
+    // byte 20 of the block) larger than the block.
+    let blocks = |file: &[u8]| {
+        let mut at = 0;
+        let mut starts = Vec::new();
+        while at + 8 <= file.len() {
+            starts.push(at);
+            at += u32::from_le_bytes(file[at + 4..at + 8].try_into().unwrap()) as usize;
+        }
+        starts
+    };
+    let epbs: Vec<usize> = blocks(&file)
+        .into_iter()
+        .filter(|&at| file[at..at + 4] == [6, 0, 0, 0])
+        .collect();
+    let second = epbs[1];
+    file[second + 20..second + 24].copy_from_slice(&5000u32.to_le_bytes());
+    let input = write(dir.path(), "corrupt.pcapng", &file);
+    let (status, _, stderr) = verify(&input, "hmac-md5-96", &[]);
+    assert_eq!(status, 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "linerate: {input}: packet 2: corrupt pcapng enhanced packet block: a length inside it does not fit the block"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("predicate"), "{stderr}");
+}
+
 #[test]
 fn bad_input_is_reported_with_the_packet_index() {
     let dir = tmp();
