@@ -28,6 +28,10 @@ pub struct Request {
     pub key: KeySource,
     /// `--nonce-hex`, as given.
     pub nonce_hex: Option<OsString>,
+    /// `--nonce-start`, as given: message k takes this nonce plus k.
+    pub nonce_start: Option<OsString>,
+    /// `--nonce-reuse`: several files may be tagged under one `--nonce-hex`.
+    pub nonce_reuse: bool,
     /// The operands; never empty (`-` stands for standard input).
     pub files: Vec<OsString>,
 }
@@ -59,6 +63,8 @@ enum MacFlag {
     KeyHex,
     KeyEnv,
     NonceHex,
+    NonceStart,
+    NonceReuse,
 }
 
 const SHORT_WITH_ARGUMENT: &[(u8, MacFlag)] = &[(b'a', MacFlag::Algorithm)];
@@ -84,7 +90,17 @@ const LONG_WITH_ARGUMENT: &[LongOption<MacFlag>] = &[
         name: "nonce-hex",
         value: MacFlag::NonceHex,
     },
+    LongOption {
+        name: "nonce-start",
+        value: MacFlag::NonceStart,
+    },
 ];
+
+/// Flags of linerate mac's own, matched only when spelled out.
+const EXACT_FLAGS: &[LongOption<MacFlag>] = &[LongOption {
+    name: "nonce-reuse",
+    value: MacFlag::NonceReuse,
+}];
 
 /// linerate mac's own options as given.
 #[derive(Default)]
@@ -94,6 +110,8 @@ struct MacGiven {
     key_hex: Option<Zeroizing<Vec<u8>>>,
     key_env: Option<OsString>,
     nonce_hex: Option<OsString>,
+    nonce_start: Option<OsString>,
+    nonce_reuse: bool,
 }
 
 /// Parses `linerate mac`'s arguments. As in `linerate sum`, `--help` and
@@ -112,6 +130,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
     let mut mac = MacGiven::default();
     let mut getopt = Getopt::new(args, &short, &long, posixly_correct)
         .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT)
+        .with_exact_flags(EXACT_FLAGS)
         .hiding_values();
     for found in getopt.by_ref() {
         let found = found.map_err(|e| UsageError::Options(e.message()))?;
@@ -119,6 +138,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
             (MacFlag::Sum(Flag::Help), _) => return Ok(Command::Help),
             (MacFlag::Sum(Flag::Version), _) => return Ok(Command::Version),
             (MacFlag::Sum(flag), _) => given.apply(flag),
+            (MacFlag::NonceReuse, _) => mac.nonce_reuse = true,
             (flag, Some(argument)) => apply_argument(&mut mac, flag, argument)?,
             (_, None) => unreachable!("getopt gives these options an argument"),
         }
@@ -165,6 +185,8 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
         algorithm,
         key,
         nonce_hex: mac.nonce_hex,
+        nonce_start: mac.nonce_start,
+        nonce_reuse: mac.nonce_reuse,
         files,
     }))
 }
@@ -182,7 +204,8 @@ fn apply_argument(mac: &mut MacGiven, flag: MacFlag, argument: OsString) -> Resu
         MacFlag::KeyHex => mac.key_hex = Some(Zeroizing::new(argument.into_vec())),
         MacFlag::KeyEnv => mac.key_env = Some(argument),
         MacFlag::NonceHex => mac.nonce_hex = Some(argument),
-        MacFlag::Sum(_) => {}
+        MacFlag::NonceStart => mac.nonce_start = Some(argument),
+        MacFlag::Sum(_) | MacFlag::NonceReuse => {}
     }
     Ok(())
 }

@@ -11,9 +11,18 @@ use linerate_files::{FileError, Input, Progress};
 /// objects wipe their keyed states when dropped.
 pub struct Mac {
     key: MacKey,
-    /// The nonce every file is tagged under (UMAC's; empty for the others).
+    /// The nonce of the next message (UMAC's; empty for the others).
     nonce: Vec<u8>,
+    /// Whether each message takes the next nonce (`--nonce-start`), the
+    /// nonce read as a big-endian number of its own length.
+    counting: bool,
+    /// The counter went past its largest value: no nonce is left.
+    exhausted: bool,
 }
+
+/// Every nonce of `--nonce-start`'s length was used.
+#[derive(Debug)]
+pub struct NoncesExhausted;
 
 impl Mac {
     /// Keys `algorithm` with `key`, checked by [`super::key::load_key`]
@@ -28,7 +37,38 @@ impl Mac {
         Mac {
             key: MacKey::new(algorithm, key).expect("the key was checked"),
             nonce: nonce.unwrap_or_default(),
+            counting: false,
+            exhausted: false,
         }
+    }
+
+    /// From now on each message takes the next nonce: the first the one
+    /// given, then one more, as a big-endian number of its length.
+    pub fn counting(mut self) -> Mac {
+        self.counting = true;
+        self
+    }
+
+    /// The nonce for the next message, and the counter moved on.
+    fn next_nonce(&mut self) -> Result<Vec<u8>, NoncesExhausted> {
+        if self.exhausted {
+            return Err(NoncesExhausted);
+        }
+        let nonce = self.nonce.clone();
+        if self.counting {
+            // Add one, carrying from the last byte; all 0xff wraps to zero,
+            // which was used first: stop there.
+            self.exhausted = true;
+            for byte in self.nonce.iter_mut().rev() {
+                let (sum, carry) = byte.overflowing_add(1);
+                *byte = sum;
+                if !carry {
+                    self.exhausted = false;
+                    break;
+                }
+            }
+        }
+        Ok(nonce)
     }
 
     /// The tag of `input`, read in chunks through `reader`'s buffer.
@@ -42,10 +82,17 @@ impl Mac {
         reader: &mut Reader,
         progress: &dyn Progress,
     ) -> Result<Vec<u8>, FileError> {
+        // Taken first: a message that cannot be read still used its nonce,
+        // so that message k always has nonce k.
+        let nonce = self.next_nonce().map_err(|NoncesExhausted| {
+            FileError::Read(std::io::Error::other(
+                "no nonce left: --nonce-start is too short for so many messages",
+            ))
+        })?;
         let mut stream = self.key.stream();
         reader.absorb(input, progress, |data| stream.update(data))?;
         Ok(stream
-            .finalize(&self.nonce)
+            .finalize(&nonce)
             .expect("the nonce's length was checked"))
     }
 }

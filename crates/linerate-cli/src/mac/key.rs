@@ -79,6 +79,7 @@ pub fn load_key(
 pub fn load_nonce(
     algorithm: MacAlgorithm,
     hex: Option<&OsStr>,
+    option: &str,
 ) -> Result<Option<Vec<u8>>, SetupError> {
     use std::os::unix::ffi::OsStrExt;
     let name = algorithm.name();
@@ -89,14 +90,14 @@ pub fn load_nonce(
         .into_bytes()),
         None => Ok(None),
         Some(_) if !algorithm.takes_nonce() => Err(format!(
-            "{name} takes no nonce: --nonce-hex is for umac-32, umac-64, umac-96 and umac-128"
+            "{name} takes no nonce: {option} is for umac-32, umac-64, umac-96 and umac-128"
         )
         .into_bytes()),
         Some(hex) => {
-            let nonce = decode_hex("--nonce-hex", hex.as_bytes()).map_err(String::into_bytes)?;
+            let nonce = decode_hex(option, hex.as_bytes()).map_err(String::into_bytes)?;
             if !(1..=UMAC_MAX_NONCE_LEN).contains(&nonce.len()) {
                 return Err(format!(
-                    "{name} needs a nonce of 1 to {UMAC_MAX_NONCE_LEN} bytes; --nonce-hex gives {}",
+                    "{name} needs a nonce of 1 to {UMAC_MAX_NONCE_LEN} bytes; {option} gives {}",
                     bytes(nonce.len())
                 )
                 .into_bytes());
@@ -104,6 +105,17 @@ pub fn load_nonce(
             Ok(Some(nonce.to_vec()))
         }
     }
+}
+
+/// Whether `messages` nonces counted up from `start` (a big-endian number
+/// of its own length, 1 to 16 bytes) fit in that length.
+pub fn nonces_left(start: &[u8], messages: usize) -> bool {
+    let value = start.iter().fold(0u128, |v, &b| (v << 8) | u128::from(b));
+    let largest = match start.len() {
+        16 => u128::MAX,
+        len => (1u128 << (8 * len)) - 1,
+    };
+    messages == 0 || (messages as u128 - 1) <= largest - value
 }
 
 /// `hex` decoded (either case, no separators) into a wiped buffer. The
@@ -231,7 +243,7 @@ mod tests {
     }
 
     fn nonce(algorithm: MacAlgorithm, hex: &str) -> Result<Option<Vec<u8>>, String> {
-        load_nonce(algorithm, Some(OsStr::new(hex))).map_err(text)
+        load_nonce(algorithm, Some(OsStr::new(hex)), "--nonce-hex").map_err(text)
     }
 
     #[test]
@@ -239,7 +251,10 @@ mod tests {
         let umac = MacAlgorithm::Umac32;
         assert_eq!(nonce(umac, "01"), Ok(Some(vec![1])));
         assert_eq!(nonce(umac, &"00".repeat(16)), Ok(Some(vec![0; 16])));
-        assert!(text(load_nonce(umac, None).unwrap_err()).starts_with("umac-32 needs a nonce"));
+        assert!(
+            text(load_nonce(umac, None, "--nonce-hex").unwrap_err())
+                .starts_with("umac-32 needs a nonce")
+        );
         assert_eq!(
             nonce(umac, ""),
             Err("umac-32 needs a nonce of 1 to 16 bytes; --nonce-hex gives 0 bytes".into())
@@ -248,7 +263,10 @@ mod tests {
             nonce(umac, &"00".repeat(17)),
             Err("umac-32 needs a nonce of 1 to 16 bytes; --nonce-hex gives 17 bytes".into())
         );
-        assert_eq!(load_nonce(MacAlgorithm::HmacMd5, None), Ok(None));
+        assert_eq!(
+            load_nonce(MacAlgorithm::HmacMd5, None, "--nonce-hex"),
+            Ok(None)
+        );
         assert!(
             nonce(MacAlgorithm::HmacMd5, "01")
                 .unwrap_err()

@@ -56,7 +56,7 @@ pub const OFFERED: [MacAlgorithm; 8] = [
 
 const HELP: &str = "\
 Usage: linerate mac -a ALG (--key-file=FILE | --key-env=NAME | --key-hex=HEX)
-                    [--nonce-hex=HEX]
+                    [--nonce-hex=HEX [--nonce-reuse] | --nonce-start=HEX]
                     [OPTION]... [FILE]...
 Print or check message authentication codes (MACs) of files, in the line
 formats of 'linerate sum' and md5sum: 'HEX  FILE' or, with --tag,
@@ -78,7 +78,10 @@ With no FILE, or when FILE is -, read standard input.
       --key-hex=HEX     the key in hexadecimal (two digits per byte); other
                           users can see it (ps): prefer the two above
       --nonce-hex=HEX   the UMAC nonce in hexadecimal: 1 to 16 bytes;
-                          required for UMAC, refused for HMAC
+                          required for UMAC (or --nonce-start), refused for
+                          HMAC; one FILE only unless --nonce-reuse
+      --nonce-start=HEX FILE k (from 0) under nonce HEX + k (see Nonces)
+      --nonce-reuse     allow one --nonce-hex for several FILEs
   -b, --binary          read in binary mode
   -c, --check           read MACs from the FILEs and check them
       --tag             create a BSD-style line, tagged HMAC-MD5, HMAC-MD5-96,
@@ -108,14 +111,18 @@ wiped once the MAC is keyed; but --key-hex puts it on the command line,
 where other users may see it (ps, /proc): prefer --key-file (a file, -
 for standard input, /dev/fd/N) or --key-env.
 
-Nonces. Every FILE is tagged under the one --nonce-hex, and --check uses it
-for every line. This is a checksum-like use: tags that prove files came
-from someone holding the key. In real use a UMAC nonce must never be used
-twice under one key for different messages; tags of several files under
-one key and nonce let whoever sees them work towards forging a tag. Where
-that matters, give each file its own nonce (one run per file) or use HMAC,
-which takes none. UMAC pads a nonce with zero bytes to 16 bytes, so nonces
-that differ only in trailing zero bytes may give the same tags.
+Nonces. A UMAC nonce must never be used twice under one key for different
+messages: tags of several messages under one key and nonce let whoever sees
+them work towards forging a tag. So --nonce-hex tags one FILE; for several,
+--nonce-start=HEX gives FILE k (counted from 0, in order) the nonce HEX + k,
+a big-endian number as long as HEX (refused before any FILE is read if HEX
+is too short for them all); --check with --nonce-start takes line k's nonce
+the same way, counting the lines it checks. --nonce-reuse accepts one
+--nonce-hex for several FILEs (a checksum-like use: tags that prove files
+came from someone holding the key). UMAC pads a nonce with zero bytes to 16
+bytes, so 00 and 0000, or any nonces that differ only in trailing zero
+bytes, are one nonce. Across runs, keep the ranges apart yourself, or use
+HMAC, which takes none.
 
 When checking, each line is 'HEX  FILE' with as many hex digits as the MAC
 has (8 for umac-32, 40 for hmac-sha1), or a BSD line tagged with -a's MAC;
@@ -161,8 +168,42 @@ pub fn main(args: &[OsString]) -> ExitCode {
 fn keyed(request: &Request) -> Result<Mac, key::SetupError> {
     let algorithm = request.algorithm;
     let key = key::load_key(algorithm, &request.key)?;
-    let nonce = key::load_nonce(algorithm, request.nonce_hex.as_deref())?;
-    Ok(Mac::new(algorithm, &key, nonce))
+    let setup = |m: String| m.into_bytes();
+    let (hex, option) = match (&request.nonce_hex, &request.nonce_start) {
+        (Some(_), Some(_)) => {
+            return Err(setup(
+                "give the nonce once: --nonce-hex or --nonce-start".to_string(),
+            ));
+        }
+        (None, Some(start)) => (Some(start.as_os_str()), "--nonce-start"),
+        (hex, None) => (hex.as_deref(), "--nonce-hex"),
+    };
+    let nonce = key::load_nonce(algorithm, hex, option)?;
+    let tagging = (!request.check).then_some(request.files.len());
+    if let (Some(files @ 2..), Some(_)) = (tagging, &request.nonce_hex)
+        && !request.nonce_reuse
+    {
+        return Err(setup(format!(
+            "{}: --nonce-hex would tag {files} files under one nonce; give --nonce-start HEX \
+             (a nonce per file) or --nonce-reuse to accept that",
+            algorithm.name()
+        )));
+    }
+    if let (Some(files), Some(start)) = (tagging, nonce.as_deref())
+        && request.nonce_start.is_some()
+        && !key::nonces_left(start, files)
+    {
+        return Err(setup(format!(
+            "--nonce-start: {files} files need more nonces than its {} bytes leave; give a longer one",
+            start.len()
+        )));
+    }
+    let mac = Mac::new(algorithm, &key, nonce);
+    Ok(if request.nonce_start.is_some() {
+        mac.counting()
+    } else {
+        mac
+    })
 }
 
 fn exit(ok: bool) -> ExitCode {

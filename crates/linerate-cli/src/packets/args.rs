@@ -187,8 +187,20 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
                 .take()
                 .ok_or("sign: missing -o OUT (the signed capture)")?;
             let spi = given.spi.ok_or("sign: missing --spi N")?;
-            let seq_start = given.seq_start.unwrap_or(1);
             let keying = keying(&sub, &mut given)?;
+            // UMAC's nonce is the sequence number: a second run from 1 under
+            // the same key would use every nonce again.
+            let seq_start = match given.seq_start {
+                Some(n) => n,
+                None if keying.alg.takes_nonce() => {
+                    return Err(format!(
+                        "sign: {} takes its nonces from the sequence numbers: give --seq-start N \
+                         past every number already used under this key",
+                        keying.alg.name()
+                    ));
+                }
+                None => 1,
+            };
             Ok(Command::Sign(Sign {
                 input,
                 output,

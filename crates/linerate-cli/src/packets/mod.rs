@@ -94,7 +94,9 @@ Options:
                          ps: prefer the two above); HMAC and keyed MD5 take any
                          non-empty key (RFC 2403/2404 use 16/20 bytes), UMAC
                          exactly 16 bytes
-      --seq-start=N    the first sequence number (sign; default 1)
+      --seq-start=N    the first sequence number (sign; default 1; required
+                         for UMAC, whose nonce it is: never start a run
+                         under a key where an earlier one has been)
       --partial        write OUT even from a damaged IN: the packets before
                          the damage (sign; exit 1)
   -v, --verbose        report each bad ICV (verify)

@@ -13,7 +13,14 @@ const UMAC_KEY: &str = "000102030405060708090a0b0c0d0e0f";
 fn keyed(algorithm: &'static str) -> Vec<&'static str> {
     let mut args = vec!["-a", algorithm];
     if algorithm.starts_with("umac") {
-        args.extend(["--key-hex", UMAC_KEY, "--nonce-hex", "a1b2c3"]);
+        // One nonce for every file (tagged in several runs, checked in one).
+        args.extend([
+            "--key-hex",
+            UMAC_KEY,
+            "--nonce-hex",
+            "a1b2c3",
+            "--nonce-reuse",
+        ]);
     } else {
         args.extend(["--key-hex", "6b6579"]);
     }

@@ -278,7 +278,10 @@ fn help_version_and_the_command_list() {
         "umac-128",
         "Exit status:",
         "  2  a bad command line",
-        "never be used\ntwice under one key",
+        "A UMAC nonce must never be used twice under one key",
+        "--nonce-start=HEX",
+        "--nonce-reuse",
+        "--key-env=NAME",
     ] {
         assert!(text.contains(needle), "{needle:?} not in the help");
     }

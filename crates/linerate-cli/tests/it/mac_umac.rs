@@ -104,7 +104,12 @@ fn rfc_4418_vectors_with_keys_from_a_file_and_from_hex() {
         for key in keys {
             let mut args: Vec<OsString> = vec![arg("-a"), arg(algorithm)];
             args.extend(key);
-            args.extend([arg("--nonce-hex"), arg(hex(RFC_NONCE))]);
+            // RFC 4418's vectors share one nonce: accepted as such.
+            args.extend([
+                arg("--nonce-hex"),
+                arg(hex(RFC_NONCE)),
+                arg("--nonce-reuse"),
+            ]);
             args.extend(names.iter().cloned());
             let out = mac_in(dir.path(), &args, None);
             assert_eq!(out.status, Some(0), "{}", out.stderr_text());
@@ -185,7 +190,8 @@ fn random_files_keys_and_nonces_match_nettle() {
         } else {
             args.push(arg(format!("--key-hex={}", hex(key).to_uppercase())));
         }
-        args.extend([arg("--nonce-hex"), arg(hex(nonce))]);
+        // Every file under the one nonce nettle used for all of them.
+        args.extend([arg("--nonce-hex"), arg(hex(nonce)), arg("--nonce-reuse")]);
         args.extend(names.iter().map(arg));
         let out = mac_in(dir.path(), &args, None);
         assert_eq!(out.status, Some(0), "{}", out.stderr_text());
@@ -218,7 +224,17 @@ fn one_nonce_for_every_file() {
         "--nonce-hex",
         "6263646566676869",
     ];
-    let all = mac(dir.path(), &[&base[..], &["x", "y", "z"]].concat(), None);
+    // Refused without --nonce-reuse: three files under one nonce.
+    let refused = mac(dir.path(), &[&base[..], &["x", "y", "z"]].concat(), None);
+    assert_eq!(refused.status, Some(2));
+    assert_eq!(
+        refused.stderr_text(),
+        "linerate: umac-64: --nonce-hex would tag 3 files under one nonce; give --nonce-start HEX \
+         (a nonce per file) or --nonce-reuse to accept that\n"
+    );
+    assert_eq!(refused.stdout_text(), "");
+    let reuse = [&base[..], &["--nonce-reuse"]].concat();
+    let all = mac(dir.path(), &[&reuse[..], &["x", "y", "z"]].concat(), None);
     let one_by_one: String = ["x", "y", "z"]
         .iter()
         .map(|f| mac(dir.path(), &[&base[..], &[f]].concat(), None).stdout_text())
@@ -228,4 +244,77 @@ fn one_nonce_for_every_file() {
     assert_eq!(lines[0], "d4d7b9f6bd4fbfcf  x");
     assert_eq!(lines[2], "d4d7b9f6bd4fbfcf  z");
     assert_ne!(lines[1][..16], lines[0][..16]);
+}
+
+/// `--nonce-start`: file k is tagged under the start plus k (a big-endian
+/// number of the start's length), the same tags as one run per file with
+/// that nonce; a start too short for the files is refused before any is
+/// read; nonces that only differ by trailing zero bytes are one nonce.
+#[test]
+fn a_nonce_per_file_counted_from_nonce_start() {
+    let dir = scratch();
+    write(dir.path(), "x", b"abc");
+    write(dir.path(), "y", b"abc");
+    write(dir.path(), "z", b"abc");
+    let key = [
+        "-a",
+        "umac-64",
+        "--key-hex",
+        "6162636465666768696a6b6c6d6e6f70",
+    ];
+    let counted = mac(
+        dir.path(),
+        &[&key[..], &["--nonce-start", "00fe", "x", "y", "z"]].concat(),
+        None,
+    );
+    assert_eq!(counted.status, Some(0), "{}", counted.stderr_text());
+    let one_by_one: String = [("x", "00fe"), ("y", "00ff"), ("z", "0100")]
+        .iter()
+        .map(|(f, n)| {
+            mac(
+                dir.path(),
+                &[&key[..], &["--nonce-hex", n, f]].concat(),
+                None,
+            )
+            .stdout_text()
+        })
+        .collect();
+    assert_eq!(counted.stdout_text(), one_by_one);
+    let tags: Vec<&str> = one_by_one.lines().map(|l| &l[..16]).collect();
+    assert!(
+        tags[0] != tags[1] && tags[1] != tags[2] && tags[0] != tags[2],
+        "{tags:?}"
+    );
+    // The same nonces check the list, line by line.
+    write(dir.path(), "list", counted.stdout.as_slice());
+    let checked = mac(
+        dir.path(),
+        &[&key[..], &["--nonce-start", "00fe", "-c", "list"]].concat(),
+        None,
+    );
+    assert_eq!(checked.status, Some(0), "{}", checked.stderr_text());
+    assert_eq!(checked.stdout_text(), "x: OK\ny: OK\nz: OK\n");
+    // One byte from fe: fe, ff, and no third.
+    let short = mac(
+        dir.path(),
+        &[&key[..], &["--nonce-start", "fe", "x", "y", "z"]].concat(),
+        None,
+    );
+    assert_eq!(short.status, Some(2));
+    assert_eq!(
+        short.stderr_text(),
+        "linerate: --nonce-start: 3 files need more nonces than its 1 bytes leave; give a longer one\n"
+    );
+    // 00 and 0000: one nonce (UMAC pads nonces with zeros).
+    let a = mac(
+        dir.path(),
+        &[&key[..], &["--nonce-hex", "00", "x"]].concat(),
+        None,
+    );
+    let b = mac(
+        dir.path(),
+        &[&key[..], &["--nonce-hex", "0000", "x"]].concat(),
+        None,
+    );
+    assert_eq!(a.stdout_text(), b.stdout_text());
 }

@@ -732,6 +732,46 @@ fn a_corrupt_pcapng_block_is_said_in_words() {
     assert!(!stderr.contains("predicate"), "{stderr}");
 }
 
+/// UMAC's nonce is the sequence number: `sign` takes no default start for
+/// it (a second run from 1 would reuse every nonce); HMAC keeps 1.
+#[test]
+fn umac_signing_needs_an_explicit_sequence_start() {
+    let dir = tmp();
+    let good = ipv4(17, &[], &udp(b"payload"), 0, 64, 0);
+    let input = write(
+        dir.path(),
+        "in.pcap",
+        &pcap(&[Rec::new(1, frame(Link::Ethernet, &good))], false, false),
+    );
+    let out = dir.path().join("out.pcap");
+    let out = out.to_str().unwrap();
+    let base = [
+        "packets",
+        "sign",
+        &input,
+        "-o",
+        out,
+        "--spi",
+        "300",
+        "--key-hex",
+        KEY_HEX,
+    ];
+    let (status, _, stderr) = linerate(&[&base[..], &["--alg", "umac-64"]].concat());
+    assert_eq!(status, 2);
+    assert!(
+        stderr.contains(
+            "sign: umac-64 takes its nonces from the sequence numbers: give --seq-start N"
+        ),
+        "{stderr}"
+    );
+    assert!(!Path::new(out).exists());
+    let (status, _, stderr) =
+        linerate(&[&base[..], &["--alg", "umac-64", "--seq-start", "1001"]].concat());
+    assert_eq!(status, 0, "{stderr}");
+    let (status, _, stderr) = linerate(&[&base[..], &["--alg", "hmac-md5-96"]].concat());
+    assert_eq!(status, 0, "{stderr}");
+}
+
 #[test]
 fn bad_input_is_reported_with_the_packet_index() {
     let dir = tmp();
