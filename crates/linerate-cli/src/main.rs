@@ -34,7 +34,7 @@ Commands:
                               RFC 1321's MD5 driver: strings, files, test suite, time trial
   md5p [-k K] [-sSTRING | -t | FILE]...
                               the same driver for RFC 1810's MD5-P/K (default K = 16)
-  mac -a ALG (--key-file F | --key-hex HEX) [--nonce-hex HEX] [OPTION]... [FILE]...
+  mac -a ALG (--key-file F | --key-env V | --key-hex HEX) [OPTION]... [FILE]...
                               print or check MACs (HMAC-MD5, HMAC-SHA1, their -96
                               truncations, UMAC-32/64/96/128) in sum's line formats
   packets sign|verify|bench CAPTURE [OPTION]...
@@ -48,13 +48,20 @@ Commands:
                               page with plots
   help                        this text
 
-Run 'linerate COMMAND --help' (sum, mac, etag, audit, md5, md5p, speed, report) for a command's options.
+Every command takes --help (its options and exit status) and --version.
 LINERATE_MD5_BACKEND, LINERATE_LANES_BACKEND and LINERATE_NH_BACKEND force
 the single-stream MD5, the lanes (multi-buffer) MD5 and UMAC's NH
-implementations.
+implementations; LINERATE_FILE_IO=auto|map|read how files are read.
 MD5 is broken for collision resistance: use it against accidents and for
 compatibility, not against an adversary.
 ";
+
+/// Whether `--version` is among the options (before any `--`).
+fn asks_version(args: &[OsString]) -> bool {
+    args.iter()
+        .take_while(|a| a.as_os_str() != "--")
+        .any(|a| a.as_os_str() == "--version")
+}
 
 fn main() -> ExitCode {
     run(std::env::args_os().skip(1).collect())
@@ -70,6 +77,15 @@ fn run(args: Vec<OsString>) -> ExitCode {
         eprint!("{USAGE}");
         return ExitCode::from(2);
     };
+    // `--version` means the same to every command (sum and mac print
+    // md5sum's longer text themselves).
+    let named = command.to_str().unwrap_or_default();
+    let commands = ["etag", "audit", "md5", "md5p", "packets", "speed", "report"];
+    if commands.contains(&named) && asks_version(rest) {
+        let version = env!("CARGO_PKG_VERSION");
+        output::print_or_quiet(format!("linerate {named} (linerate) {version}\n").as_bytes());
+        return ExitCode::SUCCESS;
+    }
     match command.to_str() {
         Some("sum") => sum::main(rest),
         Some("mac") => mac::main(rest),

@@ -110,7 +110,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         }
         Err(message) => {
             eprintln!(
-                "{}: etag: {message}\nTry 'linerate etag --help' for more information.",
+                "{}: {message}\nTry 'linerate etag --help' for more information.",
                 crate::PROGRAM
             );
             return ExitCode::from(2);

@@ -249,7 +249,7 @@ fn parse(args: &[OsString], driver: Driver) -> Result<Command, String> {
             }
             [b'-', _, ..] => {
                 return Err(format!(
-                    "unknown option '{}' (a file of that name: ./{0})",
+                    "unrecognized option '{}' (a file of that name: ./{0})",
                     arg.to_string_lossy()
                 ));
             }
@@ -311,7 +311,7 @@ fn parse_long<'a>(
         "cold" => return Err("option '--cold' takes no value".into()),
         "block-size" => trial.block_size = trial::parse_block_size(value()?)?,
         "count" => trial.count = trial::parse_count(value()?)?,
-        _ => return Err(format!("unknown option '--{name}'")),
+        _ => return Err(format!("unrecognized option '--{name}'")),
     }
     trial.check()
 }

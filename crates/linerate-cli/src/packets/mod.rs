@@ -121,7 +121,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         Ok(c) => c,
         Err(message) => {
             setup_error(&format!(
-                "packets: {message}\nTry 'linerate packets --help' for more information."
+                "{message}\nTry 'linerate packets --help' for more information."
             ));
             return ExitCode::from(EXIT_SETUP);
         }

@@ -75,7 +75,11 @@ fn parse(args: &[OsString]) -> Result<ReportOptions, String> {
                 } else if text.starts_with("-o") && text.len() > 2 {
                     o.output = output_path(&OsString::from(&text[2..]));
                 } else {
-                    return Err(format!("unknown argument '{text}'"));
+                    return Err(if text.starts_with('-') {
+                        format!("unrecognized option '{text}'")
+                    } else {
+                        format!("extra operand '{text}'")
+                    });
                 }
             }
         }
@@ -93,7 +97,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
     let options = match parse(args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("{PROGRAM}: report: {message}");
+            eprintln!("{PROGRAM}: {message}\nTry 'linerate report --help' for more information.");
             return ExitCode::from(2);
         }
     };

@@ -73,7 +73,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
                 options.request.jobs = jobs(&name[2..])?
             }
             _ if name.starts_with('-') && name.len() > 1 => {
-                return Err(format!("unknown option '{arg}'"));
+                return Err(format!("unrecognized option '{arg}'"));
             }
             _ => {
                 let algo = Algo::from_name(arg).map_err(|e| e.0)?;

@@ -56,7 +56,7 @@ figures are labelled with the document they are quoted from.
 A progress bar shows on stderr when it is a terminal.
 
 Exit status: 0 on success; 1 if the output could not be written; 2 for a
-usage error (unknown option or ALGO).
+usage error (an unrecognized option or ALGO).
 ";
 
 /// Runs `linerate speed`.
@@ -64,7 +64,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
     let options = match args::parse(args) {
         Ok(options) => options,
         Err(message) => {
-            eprintln!("{PROGRAM}: speed: {message}");
+            eprintln!("{PROGRAM}: {message}\nTry 'linerate speed --help' for more information.");
             return ExitCode::from(2);
         }
     };

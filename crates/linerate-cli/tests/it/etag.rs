@@ -318,7 +318,7 @@ fn errors_name_the_file_and_the_rest_is_done() {
         assert!(out.stdout.is_empty());
         let first = out.stderr.lines().next().unwrap_or_default();
         assert!(
-            first.starts_with("linerate: etag: ") && first.contains(needle),
+            first.starts_with("linerate: ") && first.contains(needle),
             "{first}"
         );
     }

@@ -6,6 +6,7 @@ mod support;
 mod architecture;
 mod audit;
 mod changing;
+mod conventions;
 mod etag;
 mod etag_search;
 mod mac_check;

@@ -189,7 +189,10 @@ fn usage_errors_exit_2() {
             "invalid K '260': K must be a multiple of 4 from 4 to 256",
         ),
         (&["-sabc", "-k"], "option '-k' needs K: -k K, -kK or --k=K"),
-        (&["-x"], "unknown option '-x' (a file of that name: ./-x)"),
+        (
+            &["-x"],
+            "unrecognized option '-x' (a file of that name: ./-x)",
+        ),
         (
             &["--count=5"],
             "--block-size, --count and --cold set up the time trial: add -t",

@@ -265,7 +265,7 @@ fn speed_text_names_tables_and_quotes_seeds() {
 }
 
 #[test]
-fn speed_errors_are_one_line_and_exit_2() {
+fn speed_errors_are_one_line_and_the_hint_and_exit_2() {
     for args in [
         &["speed", "md7"][..],
         &["speed", "--bytes", "0"],
@@ -277,7 +277,9 @@ fn speed_errors_are_one_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
         let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        let hint = format!("Try 'linerate {} --help' for more information.", args[0]);
+        assert_eq!(err.lines().count(), 2, "{args:?}: {err}");
+        assert_eq!(err.lines().nth(1), Some(hint.as_str()), "{args:?}: {err}");
         assert!(err.starts_with("linerate: "), "{err}");
     }
     let err = String::from_utf8(linerate(&["speed", "md7"]).stderr).unwrap();
