@@ -102,12 +102,39 @@ pub struct Target<'a> {
     pub threads: usize,
     /// The manifest file, when it is one: never reported new.
     pub manifest: Option<&'a OsStr>,
+    /// Where new files are looked for: these trees under `dir` (see
+    /// [`manifest_roots`]), or all of `dir` if `None`.
+    pub roots: Option<&'a [OsString]>,
+}
+
+/// The trees a manifest's relative paths lie in, for an audit not given a
+/// directory: the first component of every path, so that a manifest made
+/// with `linerate sum -r photos/` audits `photos` and not every other file
+/// of the current directory. `None` where a path lies directly in the
+/// current directory (then all of it is the tree). Absolute paths and
+/// paths that leave the directory (`..`) add no tree.
+pub fn manifest_roots(entries: &[Entry]) -> Option<Vec<OsString>> {
+    let mut roots = std::collections::BTreeSet::new();
+    for entry in entries {
+        if entry.name.first() == Some(&b'/') {
+            continue;
+        }
+        let normalized = paths::normalize(&entry.name);
+        let mut parts = normalized.split(|&b| b == b'/');
+        let first = parts.next().unwrap_or_default();
+        // A file directly in the directory: all of it is the tree.
+        parts.next()?;
+        if first != b".." {
+            roots.insert(first.to_vec());
+        }
+    }
+    Some(roots.into_iter().map(OsString::from_vec).collect())
 }
 
 /// Audits `entries` against `target`; the records sorted by path.
 pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec<Record> {
     let dir = target.dir.as_bytes();
-    let walked = Walked::new(target.dir, target.walk);
+    let walked = Walked::new(target.dir, target.roots, target.walk);
     let keys: Vec<Vec<u8>> = entries
         .iter()
         .map(|e| paths::locate(dir, &e.name))
@@ -165,26 +192,46 @@ struct Walked {
 }
 
 impl Walked {
-    fn new(root: &OsStr, options: &WalkOptions) -> Walked {
+    /// Walks `dir`, or only the trees `roots` under it; paths are shown
+    /// relative to `dir` either way.
+    fn new(dir: &OsStr, roots: Option<&[OsString]>, options: &WalkOptions) -> Walked {
         let mut walked = Walked {
             files: HashMap::new(),
             errors: Vec::new(),
         };
-        let root = root.as_bytes();
-        tree::walk(OsStr::from_bytes(root), options, &mut |found| match found {
-            Found::File(path) => {
-                let path = path.as_bytes();
-                walked
-                    .files
-                    .insert(paths::normalize(path), paths::relative(root, path));
-            }
-            Found::Error(path, error) => {
-                let path = path.as_bytes();
-                walked
-                    .errors
-                    .push((paths::normalize(path), paths::relative(root, path), error));
-            }
-        });
+        let dir = dir.as_bytes();
+        let starts: Vec<Vec<u8>> = match roots {
+            None => vec![dir.to_vec()],
+            // A tree that is not there holds nothing new (its files are
+            // missing, and said so).
+            Some(roots) => roots
+                .iter()
+                .map(|root| [dir, b"/", root.as_bytes()].concat())
+                .filter(|start| fs::metadata(OsStr::from_bytes(start)).is_ok_and(|m| m.is_dir()))
+                .collect(),
+        };
+        for start in starts {
+            tree::walk(
+                OsStr::from_bytes(&start),
+                options,
+                &mut |found| match found {
+                    Found::File(path) => {
+                        let path = path.as_bytes();
+                        walked
+                            .files
+                            .insert(paths::normalize(path), paths::relative(dir, path));
+                    }
+                    Found::Error(path, error) => {
+                        let path = path.as_bytes();
+                        walked.errors.push((
+                            paths::normalize(path),
+                            paths::relative(dir, path),
+                            error,
+                        ));
+                    }
+                },
+            );
+        }
         walked
     }
 }

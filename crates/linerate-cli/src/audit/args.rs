@@ -30,6 +30,9 @@ pub struct Options {
     pub manifest: OsString,
     /// The directory the manifest's relative paths start from.
     pub dir: OsString,
+    /// Whether DIR was given: if not, only the trees the manifest's paths
+    /// name are searched for new files.
+    pub dir_given: bool,
     /// `-a`: the function of untagged lines.
     pub algorithm: HashAlgorithm,
     /// `-j`: threads hashing files.
@@ -126,7 +129,9 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
     let manifest = operands
         .next()
         .ok_or_else(|| usage("missing operand: give MANIFEST [DIR]".to_string()))?;
-    let dir = operands.next().unwrap_or_else(|| OsString::from("."));
+    let given_dir = operands.next();
+    let dir_given = given_dir.is_some();
+    let dir = given_dir.unwrap_or_else(|| OsString::from("."));
     if let Some(extra) = operands.next() {
         return Err(usage(format!(
             "extra operand '{}'",
@@ -137,6 +142,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
     Ok(Command::Run(Box::new(Options {
         manifest,
         dir,
+        dir_given,
         algorithm,
         threads: thread_count(threads)?,
         walk: WalkOptions { follow, exclude },

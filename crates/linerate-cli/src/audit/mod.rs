@@ -38,6 +38,10 @@ Usage: linerate audit [OPTION]... MANIFEST [DIR]
 Check the files under DIR (default: the current directory) against MANIFEST,
 a list of checksums as 'linerate sum -r' or md5sum write it, and report each
 file as matched, changed, missing, new (found, not listed) or an error.
+With no DIR, new files are looked for only in the trees MANIFEST's paths
+name (a manifest of 'linerate sum -r photos/' audits photos, not the rest of
+the current directory), unless a path lies directly in it; give DIR ('.')
+to search all of DIR.
 
 MANIFEST's paths are relative to DIR (absolute ones are used as they are);
 they are compared after dropping './' and repeated '/'. Make the manifest
@@ -150,11 +154,15 @@ fn run(options: &Options) -> u8 {
         }
         console.error(&message);
     }
+    let roots = (!options.dir_given)
+        .then(|| compare::manifest_roots(&manifest.entries))
+        .flatten();
     let target = Target {
         dir: &options.dir,
         walk: &options.walk,
         threads: options.threads,
         manifest: (!from_stdin).then_some(options.manifest.as_os_str()),
+        roots: roots.as_deref(),
     };
     let progress = std::sync::Arc::clone(&console.progress);
     let records = compare::audit(&manifest.entries, &target, &*progress);

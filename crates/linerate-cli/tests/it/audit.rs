@@ -3,13 +3,14 @@
 //! (MD5-P/16), trees changed in every way an audit reports, and the exact
 //! report lines, JSON, diagnostics and exit statuses that follow.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::support::{
-    Json, Outcome, audit, audit_stdin, audit_unprivileged, bytes, copy_tree, linerate_manifest,
-    md5sum, md5sum_manifest, put, scratch, under,
+    Json, LINERATE, Outcome, audit, audit_stdin, audit_unprivileged, bytes, copy_tree,
+    linerate_manifest, md5sum, md5sum_manifest, put, run_program, scratch, under,
 };
 
 /// The files of the standard tree: eight, three of them with names that
@@ -639,4 +640,41 @@ fn usage_and_setup_errors_exit_2() {
     ] {
         assert!(text.contains(needle), "help lacks {needle}");
     }
+}
+
+/// The README's use: `sum -r photos/ > photos.md5`, then `audit photos.md5`
+/// from the same (parent) directory. With no DIR the audit looks for new
+/// files only in the trees the manifest's paths name, not in the rest of
+/// the current directory; with DIR `.` all of it, as before.
+#[test]
+fn an_audit_without_dir_searches_the_trees_the_manifest_names() {
+    let tmp = scratch();
+    let root = tmp.path();
+    put(root, b"photos/a.jpg", b"a");
+    put(root, b"photos/sub/b.jpg", b"b");
+    put(root, b"unrelated.txt", b"u");
+    let sum = run_program(
+        OsStr::new(LINERATE),
+        root,
+        &[b"sum", b"-r", b"photos/"],
+        None,
+    );
+    assert_eq!(sum.status, Some(0));
+    fs::write(root.join("photos.md5"), &sum.stdout).unwrap();
+    assert_report(&audit(root, &[b"photos.md5"]), summary(2, 0, 0, 0, 0), 0);
+    put(root, b"photos/c.jpg", b"c");
+    let expected = format!("new: photos/c.jpg\n{}", summary(2, 0, 0, 1, 0));
+    assert_report(&audit(root, &[b"photos.md5"]), expected, 0);
+    let expected = format!(
+        "new: photos/c.jpg\nnew: unrelated.txt\n{}",
+        summary(2, 0, 0, 2, 0)
+    );
+    assert_report(&audit(root, &[b"photos.md5", b"."]), expected, 0);
+    // A tree that is gone: its files missing, nothing else said.
+    fs::remove_dir_all(root.join("photos")).unwrap();
+    let expected = format!(
+        "missing: photos/a.jpg\nmissing: photos/sub/b.jpg\n{}",
+        summary(0, 0, 2, 0, 0)
+    );
+    assert_report(&audit(root, &[b"photos.md5"]), expected, 1);
 }

@@ -1,7 +1,9 @@
 //! The README's examples give exactly the transcript recorded in
 //! `tests/it/data/readme-examples.txt` (made with the build before the crates were
-//! split): `scripts/readme_examples.sh` runs them on fixed files and prints
-//! every output, message, exit status and written file's digest.
+//! split; recorded again when `audit MANIFEST` stopped reporting the rest
+//! of the current directory as new): `scripts/readme_examples.sh` runs them
+//! on fixed files and prints every output, message, exit status and
+//! written file's digest.
 
 use std::path::Path;
 use std::process::Command;
