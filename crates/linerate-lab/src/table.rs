@@ -267,7 +267,13 @@ impl Table {
 pub struct Lab {
     pub machine: crate::machine::Machine,
     pub tables: Vec<Table>,
+    /// A `--quick` run: short trials, rough figures (every output says so).
+    pub quick: bool,
 }
+
+/// What every output of a `--quick` run says of its figures.
+pub const QUICK_NOTE: &str = "quick run (--quick): every trial is short, the figures are rough; \
+     for checking that the lab runs, not for comparing";
 
 impl Lab {
     pub fn table(&self, id: &str) -> Option<&Table> {

@@ -26,6 +26,9 @@ pub fn render(lab: &Lab) -> String {
     if let Some(hz) = m.tsc_hz {
         let _ = writeln!(out, "TSC: {:.2} GHz (measured)", hz / 1e9);
     }
+    if lab.quick {
+        let _ = writeln!(out, "Note: {}", crate::table::QUICK_NOTE);
+    }
     for table in &lab.tables {
         out.push('\n');
         out.push_str(&render_table(table));

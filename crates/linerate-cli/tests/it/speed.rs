@@ -402,3 +402,17 @@ fn report_to_an_unwritable_place_fails_and_leaves_nothing() {
     assert!(leftovers(dir.path()).is_empty());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// A `--quick` run says that its figures are rough, in every output.
+#[test]
+fn quick_runs_say_their_figures_are_rough() {
+    let lab = quick_json(&["md5", "--bytes", "64"]);
+    assert_eq!(lab["quick"], Value::Bool(true));
+    let out = linerate(&["speed", "--quick", "md5", "--bytes", "64"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Note: quick run (--quick): every trial is short, the figures are rough"),
+        "{text}"
+    );
+}

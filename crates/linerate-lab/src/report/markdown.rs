@@ -17,6 +17,9 @@ pub fn machine_rows(lab: &Lab) -> Vec<(String, String)> {
         ("Threads".to_string(), m.threads.to_string()),
         ("Features".to_string(), m.features.join(" ")),
     ];
+    if lab.quick {
+        rows.insert(0, ("Run".to_string(), crate::table::QUICK_NOTE.to_string()));
+    }
     for (algos, backend) in &m.backends {
         rows.push((format!("Backend: {algos}"), backend.clone()));
     }
