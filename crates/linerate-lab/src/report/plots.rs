@@ -37,22 +37,55 @@ fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
-/// Series names beside the chart, each after a line in its colour.
+/// The shape of a series' points: series that share a colour (past the
+/// palette's sixteen) differ in shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Marker {
+    Circle,
+    Square,
+    Triangle,
+    Cross,
+}
+
+const MARKERS: [Marker; 4] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::Triangle,
+    Marker::Cross,
+];
+
+/// The marker of series `i`: it changes with every wrap of the palette, so
+/// that (colour, marker) is unique for 64 series.
+fn marker(i: usize) -> Marker {
+    MARKERS[(i + i / PALETTE.len()) % MARKERS.len()]
+}
+
+/// Series names beside the chart, each after a line and the marker of its
+/// series.
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     names: &[String],
 ) -> Result<(), String> {
     for (i, name) in names.iter().enumerate() {
         let y = 20 + 18 * i as i32;
+        let style = color(i).filled();
         area.draw(&PathElement::new(
             vec![(8, y), (28, y)],
             color(i).stroke_width(2),
         ))
         .map_err(|e| e.to_string())?;
+        let at = (18, y);
+        let drawn = match marker(i) {
+            Marker::Circle => area.draw(&Circle::new(at, 4, style)),
+            Marker::Square => area.draw(&Rectangle::new([(14, y - 4), (22, y + 4)], style)),
+            Marker::Triangle => area.draw(&TriangleMarker::new(at, 5, style)),
+            Marker::Cross => area.draw(&Cross::new(at, 4, color(i).stroke_width(2))),
+        };
+        drawn.map_err(|e| e.to_string())?;
         area.draw(&Text::new(
             name.clone(),
-            (34, y - 6),
-            ("sans-serif", 13).into_font(),
+            (34, y - 7),
+            ("sans-serif", 14).into_font(),
         ))
         .map_err(|e| e.to_string())?;
     }
@@ -204,6 +237,8 @@ fn lines(
             .configure_mesh()
             .x_desc("block bytes")
             .y_desc(y_label)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
             .light_line_style(WHITE)
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| format!("{v:.0e}"))
@@ -217,9 +252,21 @@ fn lines(
                     color.stroke_width(2),
                 ))
                 .map_err(|e| e.to_string())?;
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(|e| e.to_string())?;
+            let style = color.filled();
+            let points = points.iter().copied();
+            let drawn = match marker(i) {
+                Marker::Circle => chart.draw_series(points.map(|p| Circle::new(p, 4, style))),
+                Marker::Square => chart.draw_series(
+                    points.map(|p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], style)),
+                ),
+                Marker::Triangle => {
+                    chart.draw_series(points.map(|p| TriangleMarker::new(p, 5, style)))
+                }
+                Marker::Cross => {
+                    chart.draw_series(points.map(|p| Cross::new(p, 4, color.stroke_width(2))))
+                }
+            };
+            drawn.map_err(|e| e.to_string())?;
         }
         for (name, value) in shown {
             let grey = RGBColor(120, 120, 120);
@@ -285,6 +332,8 @@ fn speedup(throughput: &Table) -> Result<String, String> {
             .light_line_style(WHITE)
             .x_desc(format!("K (chains); 1 = MD5; {largest}-byte blocks"))
             .y_desc("speed-up over MD5")
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
             .x_label_formatter(&|v| format!("{v:.0}"))
             .draw()
             .map_err(|e| e.to_string())?;
@@ -306,4 +355,44 @@ fn speedup(throughput: &Table) -> Result<String, String> {
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixty_four_series_have_distinct_colour_and_marker() {
+        let styles: Vec<((u8, u8, u8), Marker)> = (0..64)
+            .map(|i| {
+                let RGBColor(r, g, b) = color(i);
+                ((r, g, b), marker(i))
+            })
+            .collect();
+        for (i, a) in styles.iter().enumerate() {
+            for b in &styles[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn every_series_has_a_legend_entry() {
+        let data: Vec<(String, Vec<(f64, f64)>)> = (0..19)
+            .map(|i| {
+                (
+                    format!("series-{i:02}"),
+                    vec![(64.0, 1e6 * (i + 1) as f64), (1024.0, 2e6 * (i + 1) as f64)],
+                )
+            })
+            .collect();
+        let svg = lines(&data, "bytes/s", &[]).expect("drawn");
+        for (name, _) in &data {
+            assert_eq!(
+                svg.matches(&format!("\n{name}\n</text>")).count(),
+                1,
+                "{name}"
+            );
+        }
+    }
 }
