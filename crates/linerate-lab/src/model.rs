@@ -391,22 +391,25 @@ pub fn hardware_model() -> Table {
 /// lab's crate holds everything it is built from.
 const HW_RESULTS: &str = include_str!("../data/hw-results.json");
 
-/// The columns shown first when results.json has them.
-const HW_FIRST: [&str; 7] = [
-    "core",
-    "variant",
-    "device",
-    "fmax_mhz",
-    "throughput_mbps",
-    "luts",
-    "ffs",
+/// The columns of the hardware table, with their headings, in order: what
+/// a core is, how fast, how large. results.json's other fields (seeds,
+/// paths, hashes...) stay in hw/results/results.md; the table names them.
+const HW_COLUMNS: [(&str, &str); 11] = [
+    ("core", "core"),
+    ("variant", "variant"),
+    ("device", "device"),
+    ("fmax_mhz", "fMax (MHz)"),
+    ("throughput_mbps", "Mb/s"),
+    ("single_stream_mbps", "one stream (Mb/s)"),
+    ("port_limited_mbps", "through the port (Mb/s)"),
+    ("cycles_per_block", "cycles/block"),
+    ("luts", "LUTs"),
+    ("ffs", "FFs"),
+    ("block_rams", "block RAMs"),
 ];
 
-/// Text values longer than this are left out of the table (critical paths).
-const HW_TEXT_MAX: usize = 32;
-
-/// The project's hardware cores as hw/syn/run.sh synthesised them: every
-/// scalar field of every row of results.json, whatever the rows hold.
+/// The project's hardware cores as hw/syn/run.sh synthesised them: the
+/// fields of [`HW_COLUMNS`] that results.json's rows have.
 pub fn hardware_results() -> Table {
     hardware_table(HW_RESULTS)
 }
@@ -425,62 +428,39 @@ fn hardware_table(json: &str) -> Table {
                 .collect(),
             _ => Vec::new(),
         };
-    // Columns: the fields that say what a core is and how fast first, then
-    // every other scalar field (short text only), in name order.
-    let mut keys: Vec<String> = HW_FIRST
+    let shown: Vec<(&str, &str)> = HW_COLUMNS
         .iter()
-        .filter(|k| rows.iter().any(|r| r.contains_key(**k)))
-        .map(|k| k.to_string())
+        .copied()
+        .filter(|(key, _)| rows.iter().any(|r| r.contains_key(*key)))
         .collect();
-    for row in &rows {
-        for (key, value) in row {
-            let scalar = match value {
-                serde_json::Value::String(s) => s.chars().count() <= HW_TEXT_MAX,
-                serde_json::Value::Number(_)
-                | serde_json::Value::Bool(_)
-                | serde_json::Value::Null => true,
-                _ => false,
-            };
-            if scalar && !keys.contains(key) {
-                keys.push(key.clone());
-            }
-        }
-    }
-    let long: Vec<String> = rows
+    let mut left_out: Vec<&str> = rows
         .iter()
-        .flat_map(|r| r.iter())
-        .filter(|(k, v)| {
-            v.as_str().is_some_and(|s| s.chars().count() > HW_TEXT_MAX) && !keys.contains(k)
-        })
-        .map(|(k, _)| k.clone())
-        .fold(Vec::new(), |mut acc, k| {
-            if !acc.contains(&k) {
-                acc.push(k);
-            }
-            acc
-        });
-    let mut columns = vec!["#".to_string()];
-    columns.extend(keys.iter().cloned());
-    let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+        .flat_map(|r| r.keys())
+        .map(String::as_str)
+        .filter(|k| !shown.iter().any(|(key, _)| key == k))
+        .collect();
+    left_out.sort_unstable();
+    left_out.dedup();
+    let mut columns = vec!["#"];
+    columns.extend(shown.iter().map(|(_, heading)| *heading));
     let mut table = Table::new("hardware_results", title, &columns);
     for (i, row) in rows.iter().enumerate() {
         let core = row
             .get("core")
             .and_then(|v| v.as_str())
             .unwrap_or("hardware");
-        let cells = keys
+        let cells = shown
             .iter()
-            .map(|key| {
-                let value = match row.get(key) {
+            .map(|(key, _)| {
+                let value = match row.get(*key) {
                     Some(serde_json::Value::Number(n)) => n
                         .as_f64()
                         .map_or_else(|| Value::Text(n.to_string()), Value::Synthesised),
                     Some(serde_json::Value::String(s)) => Value::Text(s.clone()),
-                    Some(serde_json::Value::Bool(b)) => Value::Text(b.to_string()),
                     Some(serde_json::Value::Null) | None => Value::Text("-".into()),
                     Some(other) => Value::Text(other.to_string()),
                 };
-                Cell::new(core, key.clone(), Unit::Number, value)
+                Cell::new(core, key.to_string(), Unit::Number, value)
             })
             .collect();
         table.row((i + 1).to_string(), cells);
@@ -492,8 +472,11 @@ fn hardware_table(json: &str) -> Table {
         "From hw/results/results.json, embedded at build time: synthesised by hw/syn/run.sh, \
          not measured in this run.",
     );
-    if !long.is_empty() {
-        table.note(format!("Left out (long text): {}.", long.join(", ")));
+    if !left_out.is_empty() {
+        table.note(format!(
+            "Also in results.json (and hw/results/results.md): {}.",
+            left_out.join(", ")
+        ));
     }
     table.seeds.push(&seeds::FPGA2015);
     table
@@ -532,14 +515,18 @@ mod tests {
         let t = hardware_table(
             r#"[{"core":"x","fmax_mhz":40.5,"path":"a very long critical path that goes on"},{"core":"y","luts":7}]"#,
         );
-        assert_eq!(t.columns, ["#", "core", "fmax_mhz", "luts"]);
+        assert_eq!(t.columns, ["#", "core", "fMax (MHz)", "LUTs"]);
         assert_eq!(t.rows.len(), 2);
         assert_eq!(t.rows[1].cells[2].value, Value::Synthesised(7.0));
         assert_eq!(t.rows[0].cells[2].value, Value::Text("-".into()));
-        assert!(t.notes.iter().any(|n| n.contains("path")));
+        assert_eq!(t.rows[0].cells[1].key, "fmax_mhz");
+        assert!(t.notes.iter().any(|n| n.contains("results.md): path.")));
         assert!(hardware_table("not json").rows.is_empty());
         let t = hardware_table(r#"[{"zeta":1,"beta":2,"core":"x"}]"#);
-        assert_eq!(t.columns, ["#", "core", "beta", "zeta"]);
+        assert_eq!(t.columns, ["#", "core"]);
+        assert!(t.notes.iter().any(|n| n.contains("beta, zeta")));
+        // The repository's results fit: at most a dozen columns.
+        assert!(hardware_results().columns.len() <= 12);
     }
 
     /// The crate's copy of hw/results/results.json is the repository's:
