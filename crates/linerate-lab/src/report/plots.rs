@@ -268,8 +268,11 @@ fn lines(
             };
             drawn.map_err(|e| e.to_string())?;
         }
-        for (name, value) in shown {
+        for (j, (name, value)) in shown.into_iter().enumerate() {
             let grey = RGBColor(120, 120, 120);
+            // Neighbouring rates (100M, 130M) lie close: their labels are
+            // set at staggered places along the line, so they never overlap.
+            let at = x_range.start * 1.05 * 5f64.powi((j % 3) as i32);
             chart
                 .draw_series(LineSeries::new(
                     [(x_range.start, *value), (x_range.end, *value)],
@@ -279,7 +282,7 @@ fn lines(
             chart
                 .draw_series(std::iter::once(Text::new(
                     name.clone(),
-                    (x_range.start * 1.05, *value * 1.08),
+                    (at, *value * 1.08),
                     ("sans-serif", 12).into_font().color(&grey),
                 )))
                 .map_err(|e| e.to_string())?;
