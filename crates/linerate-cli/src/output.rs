@@ -52,9 +52,7 @@ impl Stdout {
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.unusable {
-            return Err(io::Error::from_raw_os_error(
-                rustix::io::Errno::BADF.raw_os_error(),
-            ));
+            return Err(rustix::io::Errno::BADF.into());
         }
         self.lock.write(buf)
     }

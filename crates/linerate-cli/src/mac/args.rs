@@ -153,22 +153,8 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
             names(&OFFERED)
         ))
     })?;
-    let key = match (mac.key_file, mac.key_hex, mac.key_env) {
-        (Some(path), None, None) => KeySource::File(path),
-        (None, Some(hex), None) => KeySource::Hex(hex),
-        (None, None, Some(name)) => KeySource::Env(name),
-        (None, None, None) => {
-            return Err(setup(format!(
-                "{} needs a key: give --key-file FILE, --key-env NAME or --key-hex HEX",
-                algorithm.name()
-            )));
-        }
-        _ => {
-            return Err(setup(
-                "give the key once: one of --key-file, --key-env, --key-hex".to_string(),
-            ));
-        }
-    };
+    let key =
+        KeySource::choose(mac.key_file, mac.key_hex, mac.key_env, algorithm).map_err(setup)?;
     let mut files = getopt.into_operands();
     if files.is_empty() {
         files.push(OsString::from("-"));

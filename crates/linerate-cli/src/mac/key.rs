@@ -31,6 +31,29 @@ pub enum KeySource {
     Env(std::ffi::OsString),
 }
 
+impl KeySource {
+    /// The one source given among `--key-file`, `--key-hex` and
+    /// `--key-env` (mac's and packets' options); the error names what is
+    /// wrong: none given (for `algorithm`), or more than one.
+    pub fn choose(
+        file: Option<std::ffi::OsString>,
+        hex: Option<Zeroizing<Vec<u8>>>,
+        env: Option<std::ffi::OsString>,
+        algorithm: MacAlgorithm,
+    ) -> Result<KeySource, String> {
+        match (file, hex, env) {
+            (Some(path), None, None) => Ok(KeySource::File(path)),
+            (None, Some(hex), None) => Ok(KeySource::Hex(hex)),
+            (None, None, Some(name)) => Ok(KeySource::Env(name)),
+            (None, None, None) => Err(format!(
+                "{} needs a key: give --key-file FILE, --key-env NAME or --key-hex HEX",
+                algorithm.name()
+            )),
+            _ => Err("give the key once: one of --key-file, --key-env, --key-hex".to_string()),
+        }
+    }
+}
+
 /// A setup error: the message of a one-line diagnostic.
 pub type SetupError = Vec<u8>;
 

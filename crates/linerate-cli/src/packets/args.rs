@@ -291,22 +291,12 @@ fn keying(sub: &str, given: &mut Given) -> Result<Keying, String> {
         [one] => *one,
         _ => return Err(format!("{sub}: give --alg once")),
     };
-    let key = match (
+    let key = KeySource::choose(
         given.key_file.take(),
         given.key_hex.take(),
         given.key_env.take(),
-    ) {
-        (Some(path), None, None) => KeySource::File(path),
-        (None, Some(hex), None) => KeySource::Hex(hex),
-        (None, None, Some(name)) => KeySource::Env(name),
-        (None, None, None) => {
-            return Err(format!(
-                "{} needs a key: give --key-file FILE, --key-env NAME or --key-hex HEX",
-                alg.name()
-            ));
-        }
-        _ => return Err("give the key once: one of --key-file, --key-env, --key-hex".into()),
-    };
+        alg,
+    )?;
     Ok(Keying { alg, key })
 }
 
