@@ -11,18 +11,13 @@ use linerate_files::{FileError, Input, Progress};
 /// objects wipe their keyed states when dropped.
 pub struct Mac {
     key: MacKey,
-    /// The nonce of the next message (UMAC's; empty for the others).
-    nonce: Vec<u8>,
+    /// The nonce of the next message (UMAC's; empty for the others);
+    /// `None` once a counter ran past its largest value.
+    nonce: Option<Vec<u8>>,
     /// Whether each message takes the next nonce (`--nonce-start`), the
     /// nonce read as a big-endian number of its own length.
     counting: bool,
-    /// The counter went past its largest value: no nonce is left.
-    exhausted: bool,
 }
-
-/// Every nonce of `--nonce-start`'s length was used.
-#[derive(Debug)]
-pub struct NoncesExhausted;
 
 impl Mac {
     /// Keys `algorithm` with `key`, checked by [`super::key::load_key`]
@@ -36,9 +31,8 @@ impl Mac {
     pub fn new(algorithm: MacAlgorithm, key: &[u8], nonce: Option<Vec<u8>>) -> Mac {
         Mac {
             key: MacKey::new(algorithm, key).expect("the key was checked"),
-            nonce: nonce.unwrap_or_default(),
+            nonce: Some(nonce.unwrap_or_default()),
             counting: false,
-            exhausted: false,
         }
     }
 
@@ -49,26 +43,23 @@ impl Mac {
         self
     }
 
-    /// The nonce for the next message, and the counter moved on.
-    fn next_nonce(&mut self) -> Result<Vec<u8>, NoncesExhausted> {
-        if self.exhausted {
-            return Err(NoncesExhausted);
+    /// The nonce for the next message (`None`: none left), and the counter
+    /// moved on.
+    fn next_nonce(&mut self) -> Option<Vec<u8>> {
+        if !self.counting {
+            return self.nonce.clone();
         }
-        let nonce = self.nonce.clone();
-        if self.counting {
-            // Add one, carrying from the last byte; all 0xff wraps to zero,
-            // which was used first: stop there.
-            self.exhausted = true;
-            for byte in self.nonce.iter_mut().rev() {
-                let (sum, carry) = byte.overflowing_add(1);
-                *byte = sum;
-                if !carry {
-                    self.exhausted = false;
-                    break;
-                }
-            }
-        }
-        Ok(nonce)
+        let nonce = self.nonce.take()?;
+        // Add one, carrying from the last byte; all 0xff would wrap to
+        // zero, which was used first: then no nonce is left.
+        let mut next = nonce.clone();
+        let wrapped = next.iter_mut().rev().all(|byte| {
+            let (sum, carry) = byte.overflowing_add(1);
+            *byte = sum;
+            carry
+        });
+        self.nonce = (!wrapped).then_some(next);
+        Some(nonce)
     }
 
     /// The tag of `input`, read in chunks through `reader`'s buffer.
@@ -84,7 +75,7 @@ impl Mac {
     ) -> Result<Vec<u8>, FileError> {
         // Taken first: a message that cannot be read still used its nonce,
         // so that message k always has nonce k.
-        let nonce = self.next_nonce().map_err(|NoncesExhausted| {
+        let nonce = self.next_nonce().ok_or_else(|| {
             FileError::Read(std::io::Error::other(
                 "no nonce left: --nonce-start is too short for so many messages",
             ))
@@ -151,5 +142,20 @@ mod tests {
             let expected = Umac::new(umac_key, bits).tag(&data, b"bcdefghi").unwrap();
             assert_eq!(tag_bytes(&mut mac, &data), expected.to_vec(), "{bits:?}");
         }
+    }
+
+    #[test]
+    fn a_counted_nonce_carries_and_runs_out() {
+        let key = [7u8; 16];
+        let mut mac = Mac::new(MacAlgorithm::Umac64, &key, Some(vec![0x00, 0xfe])).counting();
+        assert_eq!(mac.next_nonce(), Some(vec![0x00, 0xfe]));
+        assert_eq!(mac.next_nonce(), Some(vec![0x00, 0xff]));
+        assert_eq!(mac.next_nonce(), Some(vec![0x01, 0x00]));
+        let mut short = Mac::new(MacAlgorithm::Umac64, &key, Some(vec![0xff])).counting();
+        assert_eq!(short.next_nonce(), Some(vec![0xff]));
+        assert_eq!(short.next_nonce(), None);
+        let mut fixed = Mac::new(MacAlgorithm::Umac64, &key, Some(vec![0xff]));
+        assert_eq!(fixed.next_nonce(), Some(vec![0xff]));
+        assert_eq!(fixed.next_nonce(), Some(vec![0xff]));
     }
 }
