@@ -327,10 +327,9 @@ impl Parser {
             Ok(ok) => ok,
             // The parser wants bytes past a block that is whole in the file
             // (its framing was checked): a length inside it is wrong.
-            Err(nom::Err::Incomplete(e))
+            Err(e @ nom::Err::Incomplete(_))
                 if input.len() < 8 || input.len() < self.block_len(input) =>
             {
-                let e = nom::Err::Incomplete(e);
                 return self.fail(format!("truncated capture: {}", describe(&e)));
             }
             Err(e) => {
