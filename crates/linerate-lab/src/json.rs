@@ -2,10 +2,16 @@
 //! objects (`algorithm`, `bytes` where the table has sizes, the figure
 //! under its unit's key, its kind, and for measured cells the median's
 //! spread, trial count and noisy flag; `not_available` with the reason
-//! where there is no figure), and the seed quotations.
+//! where there is no figure), and the seed quotations. Each cell also
+//! names its figure's key and unit, and each table its rows, so that
+//! [`crate::load`] reads a saved run back into the same [`Lab`]
+//! (`linerate report --from lab.json`).
 
 use crate::table::{Cell, Lab, Table, Value};
 use serde_json::{Map, Value as Json, json};
+
+/// The `format` of a saved run; [`crate::load`] reads this one only.
+pub const FORMAT: &str = "linerate-lab/1";
 
 /// The whole lab as one JSON object.
 pub fn render(lab: &Lab) -> Json {
@@ -16,6 +22,7 @@ pub fn render(lab: &Lab) -> Json {
         .map(|(algos, backend)| (algos.to_string(), Json::from(backend.clone())))
         .collect();
     json!({
+        "format": FORMAT,
         "machine": {
             "cpu": m.cpu,
             "features": m.features,
@@ -37,6 +44,10 @@ fn table(table: &Table) -> Json {
         "id": table.id,
         "title": table.title,
         "columns": table.columns,
+        "rows": table.rows.iter().map(|row| json!({
+            "label": row.label,
+            "cells": row.cells.len(),
+        })).collect::<Vec<Json>>(),
         "notes": table.notes,
         "seeds": table.seeds.iter().map(|s| json!({
             "id": s.id,
@@ -63,6 +74,8 @@ pub fn cell(row: &str, c: &Cell) -> Json {
         o.insert("threads".into(), Json::from(threads));
     }
     o.insert("kind".into(), Json::from(c.value.kind()));
+    o.insert("key".into(), Json::from(c.key.to_string()));
+    o.insert("unit".into(), Json::from(c.unit.name()));
     match &c.value {
         Value::NotAvailable(why) => {
             o.insert("not_available".into(), Json::from(why.clone()));
@@ -84,6 +97,8 @@ pub fn cell(row: &str, c: &Cell) -> Json {
         o.insert("spread".into(), json!(m.spread));
         o.insert("trials".into(), json!(m.trials));
         o.insert("noisy".into(), json!(m.noisy()));
+        o.insert("seconds_per_call".into(), json!(m.seconds));
+        o.insert("calls".into(), json!(m.calls));
     }
     Json::Object(o)
 }

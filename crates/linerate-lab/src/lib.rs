@@ -15,7 +15,8 @@
 //! - [`keysetup`], [`permac`], [`model`]: the other tables;
 //! - [`seeds`]: the quotations; [`machine`]: what ran it;
 //! - [`table`]: the one data model, rendered by [`text`], [`json`] and
-//!   [`report`] (HTML, Markdown, SVG plots);
+//!   [`report`] (HTML, Markdown, SVG plots); [`load`] reads a saved
+//!   JSON run back;
 //! - [`packets`]: the ICV algorithms timed over a capture's packets;
 //! - [`progress`]: how a caller hears of a run.
 
@@ -25,6 +26,7 @@ pub mod cells;
 pub mod json;
 pub mod keysetup;
 pub mod lab;
+pub mod load;
 pub mod machine;
 pub mod model;
 pub mod packets;

@@ -10,23 +10,34 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// The commit of this build (from build.rs; "unknown" outside git).
 pub const COMMIT: &str = env!("LINERATE_COMMIT");
 
+/// The families of algorithms that share a backend, in the order every
+/// output lists them.
+pub const FAMILIES: [&str; 5] = [
+    "md5, hmac-md5",
+    "md5-mb, md5pK, hmac-md5 batches",
+    "umac (NH)",
+    "hmac-sha1, sha1",
+    "ripemd160, rc4, ciphers",
+];
+
 /// The machine and build a run describes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Machine {
     /// The CPU's model name, or "unknown CPU".
     pub cpu: String,
     /// The instruction-set extensions that matter to linerate's backends.
-    pub features: Vec<&'static str>,
-    /// (algorithm, backend) pairs: what each family runs on here.
-    pub backends: Vec<(&'static str, String)>,
+    pub features: Vec<String>,
+    /// (algorithms, backend) pairs: what each family runs on here, in the
+    /// order of [`FAMILIES`].
+    pub backends: Vec<(String, String)>,
     /// Threads this process may use.
     pub threads: usize,
     /// The core clock measured at the start of the run, in Hz.
     pub core_hz: Option<f64>,
     /// The time-stamp counter's fixed rate, in Hz.
     pub tsc_hz: Option<f64>,
-    pub commit: &'static str,
-    pub version: &'static str,
+    pub commit: String,
+    pub version: String,
     /// The UTC date and time of the run, `YYYY-MM-DD HH:MM UTC`.
     pub date: String,
 }
@@ -36,26 +47,27 @@ impl Machine {
     pub fn detect() -> Machine {
         Machine {
             cpu: cpu_name().unwrap_or_else(|| "unknown CPU".to_string()),
-            features: features(),
-            backends: vec![
-                ("md5, hmac-md5", Md5Backend::active().name().to_string()),
-                (
-                    "md5-mb, md5pK, hmac-md5 batches",
+            features: features().into_iter().map(str::to_string).collect(),
+            backends: FAMILIES
+                .iter()
+                .map(|f| f.to_string())
+                .zip([
+                    Md5Backend::active().name().to_string(),
                     format!(
                         "{} ({} lanes)",
                         LanesBackend::active().name(),
                         LanesBackend::active().width()
                     ),
-                ),
-                ("umac (NH)", NhBackend::active().name().to_string()),
-                ("hmac-sha1, sha1", "RustCrypto sha1".to_string()),
-                ("ripemd160, rc4, ciphers", "RustCrypto".to_string()),
-            ],
+                    NhBackend::active().name().to_string(),
+                    "RustCrypto sha1".to_string(),
+                    "RustCrypto".to_string(),
+                ])
+                .collect(),
             threads: crate::default_threads(),
             core_hz: linerate::clock::core_hz(),
             tsc_hz: linerate::clock::tsc_hz(),
-            commit: COMMIT,
-            version: env!("CARGO_PKG_VERSION"),
+            commit: COMMIT.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
             date: utc_now(),
         }
     }

@@ -39,6 +39,45 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit, for reading a saved run back.
+    pub const ALL: [Unit; 12] = [
+        Unit::BytesPerSecond,
+        Unit::Nanoseconds,
+        Unit::Bytes,
+        Unit::Mbps,
+        Unit::Gbps,
+        Unit::Mips,
+        Unit::CyclesPerByte,
+        Unit::Ghz,
+        Unit::Mhz,
+        Unit::Ratio,
+        Unit::Percent,
+        Unit::Number,
+    ];
+
+    /// The unit's name in JSON (`"unit"` of a cell).
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::BytesPerSecond => "bytes_per_second",
+            Unit::Nanoseconds => "ns",
+            Unit::Bytes => "bytes",
+            Unit::Mbps => "mbps",
+            Unit::Gbps => "gbps",
+            Unit::Mips => "mips",
+            Unit::CyclesPerByte => "cycles_per_byte",
+            Unit::Ghz => "ghz",
+            Unit::Mhz => "mhz",
+            Unit::Ratio => "ratio",
+            Unit::Percent => "percent",
+            Unit::Number => "number",
+        }
+    }
+
+    /// The unit named `name` in JSON.
+    pub fn from_name(name: &str) -> Option<Unit> {
+        Unit::ALL.into_iter().find(|u| u.name() == name)
+    }
+
     /// `value` in this unit, for a table cell.
     pub fn show(self, value: f64) -> String {
         match self {
@@ -189,7 +228,7 @@ pub struct Row {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
     /// A stable name: `throughput`, `key_setup`...
-    pub id: &'static str,
+    pub id: String,
     pub title: String,
     /// The heading of the label column, then one per cell column.
     pub columns: Vec<String>,
@@ -201,9 +240,9 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn new(id: &'static str, title: &str, columns: &[&str]) -> Table {
+    pub fn new(id: &str, title: &str, columns: &[&str]) -> Table {
         Table {
-            id,
+            id: id.to_string(),
             title: title.to_string(),
             columns: columns.iter().map(|c| c.to_string()).collect(),
             rows: Vec::new(),

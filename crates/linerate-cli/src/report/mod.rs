@@ -11,6 +11,7 @@
 use crate::PROGRAM;
 use crate::output::{OutputFile, print_or_quiet, reason};
 use crate::speed::progress::Progress;
+use crate::speed::saved_run;
 use linerate_lab::lab::{self, Request};
 use linerate_lab::report::{html, markdown};
 use std::ffi::OsString;
@@ -19,8 +20,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-Usage: linerate report [-o FILE] [--markdown] [--quick]
-Run the speed lab (as 'linerate speed' with no ALGO) and write one
+Usage: linerate report [-o FILE] [--markdown] [--quick | --from LAB]
+Run the speed lab (as 'linerate speed' with no ALGO), or read a run saved
+by 'linerate speed --json > LAB', and write one
 self-contained HTML page: every table, each seed document's table quoted
 beside today's figures, SVG plots (throughput by block size, cycles/byte
 against the 4.0 bound, link rates, MD5-P/K's speed-up), the CPU, its
@@ -30,6 +32,9 @@ features, the backends, the commit and the date. No external assets.
                            writes standard output
   --markdown               Markdown instead of HTML (plots as inline SVG)
   --quick                  a few seconds, rough figures (for CI)
+  --from LAB               measure nothing: render the run saved in LAB
+                           ('linerate speed --json' output; '-' reads
+                           standard input)
   -h, --help               print this help
 
 OUTPUT FILES: a regular file (or a new one) is written to a temporary file
@@ -37,8 +42,9 @@ beside it and renamed into place when whole: never half-written; it keeps
 the mode, owner and group of the file it replaces. A symbolic link is
 written through to its target. A device or FIFO is written to directly.
 
-Exit status: 0 on success; 1 if the output could not be written; 2 for a
-usage error.
+Exit status: 0 on success; 1 if the output could not be written or LAB is
+not a saved run (the message names the table and cell; nothing is
+written); 2 for a usage error.
 ";
 
 /// What `linerate report` was asked to do.
@@ -46,6 +52,7 @@ struct ReportOptions {
     output: Option<PathBuf>,
     markdown: bool,
     quick: bool,
+    from: Option<PathBuf>,
     help: bool,
 }
 
@@ -54,6 +61,7 @@ fn parse(args: &[OsString]) -> Result<ReportOptions, String> {
         output: None,
         markdown: false,
         quick: false,
+        from: None,
         help: false,
     };
     let mut args = args.iter();
@@ -69,8 +77,16 @@ fn parse(args: &[OsString]) -> Result<ReportOptions, String> {
                     .ok_or_else(|| format!("option '{text}' needs a FILE"))?;
                 o.output = output_path(path);
             }
+            "--from" => {
+                let path = args
+                    .next()
+                    .ok_or_else(|| format!("option '{text}' needs a FILE"))?;
+                o.from = Some(PathBuf::from(path));
+            }
             _ => {
-                if let Some(path) = text.strip_prefix("--output=") {
+                if let Some(path) = text.strip_prefix("--from=") {
+                    o.from = Some(PathBuf::from(path));
+                } else if let Some(path) = text.strip_prefix("--output=") {
                     o.output = output_path(&OsString::from(path));
                 } else if text.starts_with("-o") && text.len() > 2 {
                     o.output = output_path(&OsString::from(&text[2..]));
@@ -83,6 +99,9 @@ fn parse(args: &[OsString]) -> Result<ReportOptions, String> {
                 }
             }
         }
+    }
+    if o.quick && o.from.is_some() {
+        return Err("--from renders a saved run: it takes no --quick".to_string());
     }
     Ok(o)
 }
@@ -105,7 +124,15 @@ pub fn main(args: &[OsString]) -> ExitCode {
         print_or_quiet(USAGE.as_bytes());
         return ExitCode::SUCCESS;
     }
-    // The temporary file first: an unwritable place fails now, not after
+    // A saved run is read first: if it is not one, nothing is written.
+    let saved = match options.from.as_deref().map(saved_run).transpose() {
+        Ok(saved) => saved,
+        Err(message) => {
+            eprintln!("{PROGRAM}: report: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    // The temporary file next: an unwritable place fails now, not after
     // the lab has run.
     let temp = match &options.output {
         Some(path) => match OutputFile::create(path, "report") {
@@ -121,11 +148,16 @@ pub fn main(args: &[OsString]) -> ExitCode {
         },
         None => None,
     };
-    let request = Request {
-        quick: options.quick,
-        ..Request::default()
+    let lab = match saved {
+        Some(lab) => lab,
+        None => {
+            let request = Request {
+                quick: options.quick,
+                ..Request::default()
+            };
+            lab::run(&request, &Progress::default())
+        }
     };
-    let lab = lab::run(&request, &Progress::default());
     let page = if options.markdown {
         markdown::render(&lab)
     } else {

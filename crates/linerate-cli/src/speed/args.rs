@@ -3,6 +3,7 @@
 use linerate_lab::algo::Algo;
 use linerate_lab::lab::Request;
 use std::ffi::OsString;
+use std::path::PathBuf;
 
 /// What `linerate speed` was asked to do.
 #[derive(Clone, Debug, PartialEq)]
@@ -11,6 +12,9 @@ pub struct Options {
     /// means every table), `--bytes`, `--seconds`, `-j`, `--quick`, `--cold`.
     pub request: Request,
     pub json: bool,
+    /// `--from FILE`: render this saved run (`speed --json`'s output)
+    /// instead of measuring; `-` is standard input.
+    pub from: Option<PathBuf>,
     pub help: bool,
 }
 
@@ -22,6 +26,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
     let mut options = Options {
         request: Request::default(),
         json: false,
+        from: None,
         help: false,
     };
     let mut args = args.iter();
@@ -45,6 +50,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
         };
         match name {
             "--json" => options.json = true,
+            "--from" => options.from = Some(PathBuf::from(value("--from")?)),
             "--quick" => options.request.quick = true,
             "--cold" => options.request.cold = true,
             "-h" | "--help" => options.help = true,
@@ -83,6 +89,13 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
             }
         }
     }
+    if options.from.is_some() && options.request != Request::default() {
+        return Err(
+            "--from renders a saved run: it takes no ALGO, --bytes, --seconds, \
+                    -j, --cold or --quick"
+                .to_string(),
+        );
+    }
     Ok(options)
 }
 
@@ -118,6 +131,9 @@ mod tests {
         assert_eq!(o.request.jobs, 2);
         assert_eq!(o.request.seconds, Some(0.5));
         assert!(o.json && !o.request.quick);
+        assert_eq!(o.from, None);
+        let o = parse(&os(&["--from=lab.json", "--json"])).unwrap();
+        assert_eq!(o.from, Some(PathBuf::from("lab.json")));
         for bad in [
             &["--bytes", "0"][..],
             &["-j", "x"],
@@ -125,6 +141,9 @@ mod tests {
             &["--frob"],
             &["md6"],
             &["--bytes"],
+            &["--from", "lab.json", "md5"],
+            &["--from", "lab.json", "--quick"],
+            &["--from"],
         ] {
             assert!(parse(&os(bad)).is_err(), "{bad:?}");
         }

@@ -15,9 +15,12 @@ pub mod progress;
 
 use crate::PROGRAM;
 use crate::output::print_or_quiet;
-use linerate_lab::{json, lab, text};
+use linerate_lab::table::Lab;
+use linerate_lab::{json, lab, load, text};
 use progress::Progress;
 use std::ffi::OsString;
+use std::io::Read;
+use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -45,6 +48,9 @@ ALGO: md5, md5-mb (multi-buffer), md5p4, md5p8, md5p16, md5p32, hmac-md5,
                  four times the last-level cache (RFC 1810's 'on-chip caching
                  prohibited'); without it each block stays in the cache
   --json         one JSON object: the machine and every table's cells
+                 (a saved run: 'linerate report --from' renders it)
+  --from FILE    measure nothing: print the run saved in FILE (the output
+                 of --json; '-' reads standard input)
   --quick        the whole run in a few seconds, same code path (for CI;
                  the figures are rough)
   -h, --help     print this help
@@ -55,8 +61,9 @@ differ by more than 10%. 'n/a' cells say why under their table. Quoted
 figures are labelled with the document they are quoted from.
 A progress bar shows on stderr when it is a terminal.
 
-Exit status: 0 on success; 1 if the output could not be written; 2 for a
-usage error (an unrecognized option or ALGO).
+Exit status: 0 on success; 1 if the output could not be written or FILE
+is not a saved run (the message names the table and cell); 2 for a usage
+error (an unrecognized option or ALGO).
 ";
 
 /// Runs `linerate speed`.
@@ -72,7 +79,16 @@ pub fn main(args: &[OsString]) -> ExitCode {
         print_or_quiet(USAGE.as_bytes());
         return ExitCode::SUCCESS;
     }
-    let lab = lab::run(&options.request, &Progress::default());
+    let lab = match &options.from {
+        Some(path) => match saved_run(path) {
+            Ok(lab) => lab,
+            Err(message) => {
+                eprintln!("{PROGRAM}: speed: {message}");
+                return ExitCode::from(1);
+            }
+        },
+        None => lab::run(&options.request, &Progress::default()),
+    };
     let text = if options.json {
         let mut s = serde_json::to_string_pretty(&json::render(&lab)).unwrap_or_default();
         s.push('\n');
@@ -82,4 +98,22 @@ pub fn main(args: &[OsString]) -> ExitCode {
     };
     print_or_quiet(text.as_bytes());
     ExitCode::SUCCESS
+}
+
+/// The run saved in `path` (`-`: standard input), or a one-line reason
+/// that names the file.
+pub fn saved_run(path: &Path) -> Result<Lab, String> {
+    let mut text = String::new();
+    let read = if path == Path::new("-") {
+        linerate_files::stdin().read_to_string(&mut text)
+    } else {
+        std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text))
+    };
+    let name = if path == Path::new("-") {
+        "standard input".into()
+    } else {
+        path.display().to_string()
+    };
+    read.map_err(|e| format!("{name}: {}", crate::output::reason(&e)))?;
+    load::parse(&text).map_err(|e| format!("{name}: {e}"))
 }

@@ -95,24 +95,10 @@ fn table<'a>(lab: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("table {id} missing"))
 }
 
-/// The figure of a cell: the one key that is not bookkeeping.
+/// The figure of a cell: the value under the key the cell names.
 fn figure(cell: &Value) -> Option<(&str, &Value)> {
-    const BOOKKEEPING: [&str; 9] = [
-        "algorithm",
-        "row",
-        "bytes",
-        "threads",
-        "kind",
-        "spread",
-        "trials",
-        "noisy",
-        "not_available",
-    ];
-    cell.as_object()
-        .unwrap()
-        .iter()
-        .find(|(k, _)| !BOOKKEEPING.contains(&k.as_str()))
-        .map(|(k, v)| (k.as_str(), v))
+    let key = cell["key"].as_str().expect("every cell names its key");
+    cell.get(key).map(|v| (key, v))
 }
 
 #[test]
@@ -415,4 +401,133 @@ fn quick_runs_say_their_figures_are_rough() {
         text.contains("Note: quick run (--quick): every trial is short, the figures are rough"),
         "{text}"
     );
+}
+
+/// A saved run (`speed --json`) is read back whole: printed again as JSON
+/// it is the same document, and `report --from` renders its figures (a
+/// date and a figure planted in the file show on the page) without
+/// measuring.
+#[test]
+fn report_from_a_saved_run_renders_that_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("lab.json");
+    let out = linerate(&["speed", "--quick", "--json"]);
+    assert!(out.status.success());
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let again = linerate(&["speed", "--from", saved.to_str().unwrap(), "--json"]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(again.stdout).unwrap(),
+        String::from_utf8(out.stdout.clone()).unwrap(),
+        "a saved run prints back as the same JSON"
+    );
+
+    let mut lab: Value = serde_json::from_slice(&out.stdout).unwrap();
+    lab["machine"]["date"] = "1995-08-01 12:00 UTC".into();
+    let cells = lab["tables"][0]["cells"].as_array_mut().unwrap();
+    let md5 = cells
+        .iter_mut()
+        .find(|c| c["algorithm"] == "md5" && c["bytes"] == 8192)
+        .unwrap();
+    md5["bytes_per_second"] = 123_456_789_000.0.into();
+    std::fs::write(&saved, lab.to_string()).unwrap();
+    let planted = "123456789.00k";
+    for format in [None, Some("--markdown")] {
+        let page = dir.path().join("page");
+        let mut args = vec!["report", "--from", saved.to_str().unwrap()];
+        args.extend(["-o", page.to_str().unwrap()]);
+        args.extend(format);
+        let out = linerate(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let page = std::fs::read_to_string(&page).unwrap();
+        assert!(
+            page.contains("1995-08-01 12:00 UTC"),
+            "{format:?}: the saved date"
+        );
+        assert!(page.contains(planted), "{format:?}: the saved figure");
+        assert!(
+            page.contains("quick run"),
+            "{format:?}: the saved run was quick"
+        );
+        assert_complete(&page);
+    }
+    // Standard input too; the text tables through speed.
+    let out = Command::new(BIN)
+        .args(["speed", "--from", "-"])
+        .stdin(std::fs::File::open(&saved).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("123456789.00k")
+    );
+}
+
+/// A file that is not a saved run: one line naming the file and the place
+/// in it, exit 1, and the old output left as it was.
+#[test]
+fn report_from_a_bad_file_names_it_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("lab.json");
+    let page = dir.path().join("report.html");
+    std::fs::write(&page, "old page").unwrap();
+    let out = linerate(&["speed", "--quick", "--json", "md5", "--bytes", "64"]);
+    let mut lab: Value = serde_json::from_slice(&out.stdout).unwrap();
+    lab["tables"][0]["cells"][0]["unit"] = "furlongs".into();
+    for (content, expect) in [
+        ("".to_string(), "lab.json: not JSON".to_string()),
+        (
+            "{}".to_string(),
+            "lab.json: not a saved run of 'linerate speed --json'".to_string(),
+        ),
+        (
+            lab.to_string(),
+            "lab.json: table 'throughput': cell 1: unknown unit 'furlongs'".to_string(),
+        ),
+    ] {
+        std::fs::write(&saved, content).unwrap();
+        for cmd in ["report", "speed"] {
+            let mut args = vec![cmd, "--from", saved.to_str().unwrap()];
+            if cmd == "report" {
+                args.extend(["-o", page.to_str().unwrap()]);
+            }
+            let out = linerate(&args);
+            assert_eq!(out.status.code(), Some(1), "{cmd}");
+            assert!(out.stdout.is_empty());
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.starts_with(&format!("linerate: {cmd}: ")), "{err}");
+            assert!(err.contains(&expect), "{err}");
+        }
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "old page");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+    let out = linerate(&[
+        "report",
+        "--from",
+        dir.path().join("none").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("none: No such file or directory")
+    );
+    // Measuring options make no sense with a saved run.
+    for args in [
+        &["report", "--quick", "--from", "x"][..],
+        &["speed", "--from", "x", "md5"],
+    ] {
+        assert_eq!(linerate(args).status.code(), Some(2), "{args:?}");
+    }
 }
