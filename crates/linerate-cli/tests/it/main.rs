@@ -18,6 +18,7 @@ mod md5p_driver;
 mod packets;
 mod packets_peer;
 mod readme;
+mod report_browser;
 mod speed;
 mod sum_args;
 mod sum_check;

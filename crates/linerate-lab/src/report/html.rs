@@ -3,8 +3,8 @@
 
 use super::escape;
 use super::plots;
-use crate::table::{Lab, Table};
-use crate::text::{footnotes, grid};
+use crate::table::{Lab, Table, Value};
+use crate::text::footnotes;
 use std::fmt::Write;
 
 const STYLE: &str = "
@@ -12,14 +12,15 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; co
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; }
-td { text-align: right; font-variant-numeric: tabular-nums; } td:first-child { text-align: left; }
+td { text-align: right; font-variant-numeric: tabular-nums; } td:first-child, td.t { text-align: left; }
 th { background: #f0f0f0; }
 .side { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
 .seed { background: #fbf8ef; border-left: 4px solid #c9a227; padding: 0.5em 1em; max-width: 48em; }
 .seed pre { font-size: 0.8em; white-space: pre-wrap; }
 .notes { font-size: 0.85em; color: #555; }
 .machine td { text-align: left; }
-figure { margin: 1em 0; } figcaption { font-weight: bold; }
+.plots { display: flex; flex-wrap: wrap; gap: 0.5em 1.5em; }
+figure { margin: 0.5em 0; } figcaption { font-weight: bold; max-width: 620px; }
 ";
 
 /// The whole report.
@@ -49,7 +50,7 @@ pub fn render(lab: &Lab) -> String {
          computed from RFC 1810's formulas; hardware figures were synthesised by hw/syn/run.sh, \
          not measured in this run.</p>\n",
     );
-    out.push_str("<h2>Plots</h2>\n");
+    out.push_str("<h2>Plots</h2>\n<div class=\"plots\">\n");
     for plot in plots::all(lab) {
         let _ = writeln!(
             out,
@@ -64,6 +65,7 @@ pub fn render(lab: &Lab) -> String {
         }
         out.push_str("</figure>\n");
     }
+    out.push_str("</div>\n");
     for table in &lab.tables {
         out.push_str(&render_table(table));
     }
@@ -76,11 +78,22 @@ fn render_table(table: &Table) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "<h2 id=\"{}\">{}</h2>", table.id, escape(&table.title));
     out.push_str("<div class=\"side\">\n<div>\n<table>\n");
-    for (i, line) in grid(table).iter().enumerate() {
-        let tag = if i == 0 { "th" } else { "td" };
-        out.push_str("<tr>");
-        for field in line {
-            let _ = write!(out, "<{tag}>{}</{tag}>", escape(field));
+    out.push_str("<tr>");
+    for heading in &table.columns {
+        let _ = write!(out, "<th>{}</th>", escape(heading));
+    }
+    out.push_str("</tr>\n");
+    for row in &table.rows {
+        let _ = write!(out, "<tr><td>{}</td>", escape(&row.label));
+        for cell in &row.cells {
+            // Words read from the left, figures line up on the right (and
+            // so does a dash, "does not apply", among figures).
+            let class = if matches!(&cell.value, Value::Text(t) if t != "-") {
+                " class=\"t\""
+            } else {
+                ""
+            };
+            let _ = write!(out, "<td{class}>{}</td>", escape(&cell.show()));
         }
         out.push_str("</tr>\n");
     }

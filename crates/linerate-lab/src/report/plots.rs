@@ -1,16 +1,30 @@
 //! The report's plots, drawn as SVG text by plotters' SVG backend (no
-//! fonts or files needed): throughput against block size (log-log), cycles
-//! per byte against the 4.0 bound, data rates against link rates, and
-//! MD5-P/K's speed-up over K. A plot that cannot be drawn says why instead.
+//! fonts or files needed): throughput against block size (log-log) as
+//! small multiples, one panel per family of algorithms so that every
+//! series of a panel has its own colour and marker; cycles per byte
+//! against the 4.0 bound; data rates against link rates; MD5-P/K's
+//! speed-up over K. A plot that cannot be drawn says why instead.
 
 use crate::model::{LATENCY_BOUND_CYCLES_PER_BYTE, LINK_RATES};
 use crate::table::{Lab, Table};
 use plotters::prelude::*;
 
-const SIZE: (u32, u32) = (820, 440);
+/// Two plots side by side fit the page's width.
+const SIZE: (u32, u32) = (620, 420);
 
 /// Width of the legend panel at the right of a plot.
 const LEGEND_WIDTH: u32 = 150;
+
+/// Font sizes as plotters takes them (its SVG text comes out at about 0.8
+/// of these, in pixels): tick labels and legend near 14.5 px, axis names
+/// 16 px, labels of reference lines 13 px.
+const TICK_FONT: u32 = 18;
+const AXIS_FONT: u32 = 20;
+const LEGEND_FONT: u32 = 18;
+const NOTE_FONT: u32 = 16;
+
+/// Vertical distance between legend entries, in pixels.
+const LEGEND_STEP: i32 = 22;
 
 /// Sixteen colours that stay apart on white (Tableau's 10 and six darker).
 const PALETTE: [RGBColor; 16] = [
@@ -61,35 +75,58 @@ fn marker(i: usize) -> Marker {
 }
 
 /// Series names beside the chart, each after a line and the marker of its
-/// series.
+/// series (`markers[i]`: whether series `i` is drawn with its marker).
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     names: &[String],
+    markers: impl Fn(usize) -> bool,
 ) -> Result<(), String> {
     for (i, name) in names.iter().enumerate() {
-        let y = 20 + 18 * i as i32;
+        let y = 20 + LEGEND_STEP * i as i32;
         let style = color(i).filled();
         area.draw(&PathElement::new(
             vec![(8, y), (28, y)],
             color(i).stroke_width(2),
         ))
         .map_err(|e| e.to_string())?;
-        let at = (18, y);
-        let drawn = match marker(i) {
-            Marker::Circle => area.draw(&Circle::new(at, 4, style)),
-            Marker::Square => area.draw(&Rectangle::new([(14, y - 4), (22, y + 4)], style)),
-            Marker::Triangle => area.draw(&TriangleMarker::new(at, 5, style)),
-            Marker::Cross => area.draw(&Cross::new(at, 4, color(i).stroke_width(2))),
-        };
-        drawn.map_err(|e| e.to_string())?;
+        if markers(i) {
+            let at = (18, y);
+            let drawn = match marker(i) {
+                Marker::Circle => area.draw(&Circle::new(at, 4, style)),
+                Marker::Square => area.draw(&Rectangle::new([(14, y - 4), (22, y + 4)], style)),
+                Marker::Triangle => area.draw(&TriangleMarker::new(at, 5, style)),
+                Marker::Cross => area.draw(&Cross::new(at, 4, color(i).stroke_width(2))),
+            };
+            drawn.map_err(|e| e.to_string())?;
+        }
         area.draw(&Text::new(
             name.clone(),
-            (34, y - 7),
-            ("sans-serif", 14).into_font(),
+            (34, y - 8),
+            ("sans-serif", LEGEND_FONT).into_font(),
         ))
         .map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// Draws `points` with the marker of series `i`.
+fn draw_markers<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
+    chart: &mut ChartContext<'_, DB, CT>,
+    i: usize,
+    points: &[(f64, f64)],
+) -> Result<(), String> {
+    let color = color(i);
+    let style = color.filled();
+    let points = points.iter().copied();
+    let drawn = match marker(i) {
+        Marker::Circle => chart.draw_series(points.map(|p| Circle::new(p, 4, style))),
+        Marker::Square => chart.draw_series(
+            points.map(|p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], style)),
+        ),
+        Marker::Triangle => chart.draw_series(points.map(|p| TriangleMarker::new(p, 5, style))),
+        Marker::Cross => chart.draw_series(points.map(|p| Cross::new(p, 4, color.stroke_width(2)))),
+    };
+    drawn.map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// A plot: its title and its SVG (or the reason there is none).
@@ -97,6 +134,33 @@ pub struct Plot {
     pub title: String,
     pub svg: Result<String, String>,
 }
+
+/// The throughput plot's panels: a title and its rows. Rows of no listed
+/// family go to the last panel; `read`, every row's ceiling, is drawn in
+/// every panel.
+const THROUGHPUT_PANELS: [(&str, &[&str]); 3] = [
+    (
+        "MD5, multi-buffer and MD5-P/K",
+        &["md5", "md5-mb", "md5p4", "md5p8", "md5p16", "md5p32"],
+    ),
+    (
+        "MACs",
+        &[
+            "hmac-md5",
+            "hmac-md5-mb",
+            "keyed-md5-mb",
+            "hmac-sha1",
+            "umac-32",
+            "umac-64",
+            "umac-96",
+            "umac-128",
+        ],
+    ),
+    ("other digests, RC4, the Internet checksum", &[]),
+];
+
+/// The row every throughput panel shows as its ceiling.
+const CEILING: &str = "read";
 
 /// The rows of the cycles/byte plot: MD5 in its forms, against MD5's bound.
 const MD5_FAMILY: [&str; 7] = [
@@ -121,11 +185,20 @@ pub fn all(lab: &Lab) -> Vec<Plot> {
         return Vec::new();
     };
     let hz = clock_hz(lab);
-    vec![
-        Plot {
-            title: "Throughput by block size (bytes/s, log-log)".into(),
-            svg: lines(&series(throughput, None, |_, v| Some(v)), "bytes/s", &[]),
-        },
+    let mut plots: Vec<Plot> = throughput_panels(throughput)
+        .into_iter()
+        .map(|(family, rows)| Plot {
+            title: format!(
+                "Throughput by block size: {family} (bytes/s, log-log; read: the ceiling)"
+            ),
+            svg: lines(
+                &series(throughput, Some(&rows), |_, v| Some(v)),
+                "bytes/s",
+                &[],
+            ),
+        })
+        .collect();
+    plots.extend([
         Plot {
             title: "Cycles per byte by block size, against one MD5 stream's 4.0 bound".into(),
             svg: match hz {
@@ -154,7 +227,39 @@ pub fn all(lab: &Lab) -> Vec<Plot> {
             title: "MD5-P/K speed-up over one MD5 stream, by K (largest block)".into(),
             svg: speedup(throughput),
         },
-    ]
+    ]);
+    plots
+}
+
+/// The rows of each throughput panel, in the table's order, each ending
+/// with the ceiling; panels with no row of their own are left out.
+fn throughput_panels(throughput: &Table) -> Vec<(&'static str, Vec<&str>)> {
+    let listed: Vec<&str> = THROUGHPUT_PANELS
+        .iter()
+        .flat_map(|(_, rows)| rows.iter().copied())
+        .collect();
+    let has_ceiling = throughput.rows.iter().any(|r| r.label == CEILING);
+    THROUGHPUT_PANELS
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (family, rows))| {
+            let last = i == THROUGHPUT_PANELS.len() - 1;
+            let mut mine: Vec<&str> = throughput
+                .rows
+                .iter()
+                .map(|r| r.label.as_str())
+                .filter(|label| *label != CEILING)
+                .filter(|label| rows.contains(label) || (last && !listed.contains(label)))
+                .collect();
+            if mine.is_empty() {
+                return None;
+            }
+            if has_ceiling {
+                mine.push(CEILING);
+            }
+            Some((*family, mine))
+        })
+        .collect()
 }
 
 /// The core clock: the RFC 1810 model's measurement, else the start's.
@@ -226,47 +331,32 @@ fn lines(
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (plot, side) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
         let names: Vec<String> = data.iter().map(|(n, _)| n.clone()).collect();
-        legend(&side, &names)?;
+        legend(&side, &names, |_| true)?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
+            .x_label_area_size(46)
+            .y_label_area_size(76)
             .build_cartesian_2d(x_range.clone().log_scale(), y_range.log_scale())
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
             .x_desc("block bytes")
             .y_desc(y_label)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 15))
+            .label_style(("sans-serif", TICK_FONT))
+            .axis_desc_style(("sans-serif", AXIS_FONT))
             .light_line_style(WHITE)
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| format!("{v:.0e}"))
             .draw()
             .map_err(|e| e.to_string())?;
         for (i, (_, points)) in data.iter().enumerate() {
-            let color = color(i);
             chart
                 .draw_series(LineSeries::new(
                     points.iter().copied(),
-                    color.stroke_width(2),
+                    color(i).stroke_width(2),
                 ))
                 .map_err(|e| e.to_string())?;
-            let style = color.filled();
-            let points = points.iter().copied();
-            let drawn = match marker(i) {
-                Marker::Circle => chart.draw_series(points.map(|p| Circle::new(p, 4, style))),
-                Marker::Square => chart.draw_series(
-                    points.map(|p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], style)),
-                ),
-                Marker::Triangle => {
-                    chart.draw_series(points.map(|p| TriangleMarker::new(p, 5, style)))
-                }
-                Marker::Cross => {
-                    chart.draw_series(points.map(|p| Cross::new(p, 4, color.stroke_width(2))))
-                }
-            };
-            drawn.map_err(|e| e.to_string())?;
+            draw_markers(&mut chart, i, points)?;
         }
         for (j, (name, value)) in shown.into_iter().enumerate() {
             let grey = RGBColor(120, 120, 120);
@@ -283,7 +373,7 @@ fn lines(
                 .draw_series(std::iter::once(Text::new(
                     name.clone(),
                     (at, *value * 1.08),
-                    ("sans-serif", 12).into_font().color(&grey),
+                    ("sans-serif", NOTE_FONT).into_font().color(&grey),
                 )))
                 .map_err(|e| e.to_string())?;
         }
@@ -323,11 +413,14 @@ fn speedup(throughput: &Table) -> Result<String, String> {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (plot, side) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
-        legend(&side, &["K x (ideal)".into(), "measured".into()])?;
+        // The ideal is a line only; the measured points carry a marker.
+        legend(&side, &["K x (ideal)".into(), "measured".into()], |i| {
+            i == 1
+        })?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
+            .x_label_area_size(46)
+            .y_label_area_size(66)
             .build_cartesian_2d(0.0f64..34.0, 0.0..y_hi)
             .map_err(|e| e.to_string())?;
         chart
@@ -335,8 +428,8 @@ fn speedup(throughput: &Table) -> Result<String, String> {
             .light_line_style(WHITE)
             .x_desc(format!("K (chains); 1 = MD5; {largest}-byte blocks"))
             .y_desc("speed-up over MD5")
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 15))
+            .label_style(("sans-serif", TICK_FONT))
+            .axis_desc_style(("sans-serif", AXIS_FONT))
             .x_label_formatter(&|v| format!("{v:.0}"))
             .draw()
             .map_err(|e| e.to_string())?;
@@ -352,9 +445,7 @@ fn speedup(throughput: &Table) -> Result<String, String> {
                 color(1).stroke_width(2),
             ))
             .map_err(|e| e.to_string())?;
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color(1).filled())))
-            .map_err(|e| e.to_string())?;
+        draw_markers(&mut chart, 1, &points)?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
