@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 ensure_commands md5sum:coreutils openssl:openssl python3:python3 cc:gcc \
     /usr/include/nettle/umac.h:nettle-dev
 # Chromium renders `linerate report`'s page to a screenshot that
-# crates/linerate-cli/tests/it/report_browser.rs checks.
-ensure_commands chromium:chromium
+# crates/linerate-cli/tests/it/report_browser.rs checks; tcpdump -M checks
+# the TCP-MD5 digests `linerate packets sign` writes (tests/it/packets_tcp.rs).
+ensure_commands chromium:chromium tcpdump:tcpdump
 # tshark and scapy (in .venv-peers) are the peers `linerate packets` is
 # tested against (crates/linerate-cli/tests/packets_peer.rs); installed
 # here, so that those tests fail rather than skip if one is missing.

@@ -1,5 +1,6 @@
 //! Fuzzes the capture reader and everything a packet goes through: link
-//! layer, IP headers, AH insertion and the ICV input's zeroing. Any input
+//! layer, IP headers, AH insertion and the ICV input's zeroing, TCP
+//! options and the TCP-MD5 option's insertion and digest input. Any input
 //! must be read without a panic.
 #![no_main]
 
@@ -10,6 +11,7 @@ use linerate_packets::capture::{Capture, Item};
 use linerate_packets::mutable::icv_input;
 use linerate_packets::packet::locate;
 use linerate_packets::sign::{Inserted, insert_ah};
+use linerate_packets::tcp_md5;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(capture) = Capture::open(data) else {
@@ -39,5 +41,13 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         let _ = insert_ah(p.data, &at, MacAlgorithm::KeyedMd5, 0x100, 1, &mut signed);
+        let ip = &p.data[at.ip_at..at.ip_at + layout.len];
+        if let Ok(Some(found)) = tcp_md5::find(ip, &at) {
+            tcp_md5::digest_input(ip, layout.version, &found.segment, &mut input);
+        }
+        let mut frame = Vec::new();
+        if let Ok(pending) = tcp_md5::build(p.data, &at, &mut frame, &mut input) {
+            tcp_md5::seal(&mut frame, &pending, &[0xa5; 16]);
+        }
     }
 });

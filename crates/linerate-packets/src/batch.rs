@@ -1,7 +1,7 @@
 //! A capture's packets as a batch of ICV inputs: what `sign` would MAC (the
-//! AH inserted, mutable fields zeroed) or, for packets that already carry
-//! an AH, what `verify` would MAC. `linerate packets bench` times the MACs
-//! over them alone.
+//! AH inserted, mutable fields zeroed; or the TCP-MD5 option inserted) or,
+//! for packets that already carry an AH (a TCP-MD5 option), what `verify`
+//! would MAC. `linerate packets bench` times the MACs over them alone.
 
 use linerate::MacAlgorithm;
 
@@ -10,6 +10,7 @@ use crate::capture::{Capture, Item, Packet};
 use crate::mutable::icv_input;
 use crate::packet::{Located, locate};
 use crate::sign::{Inserted, insert_ah};
+use crate::tcp_md5;
 
 /// The whole, unfragmented IP packets of a capture.
 pub struct Packets<'a> {
@@ -66,7 +67,19 @@ impl<'a> Packets<'a> {
             ip_bytes: 0,
         };
         let mut inserted = Inserted::default();
+        let mut scratch = Vec::new();
         for (i, (p, at)) in self.frames.iter().enumerate() {
+            if alg == MacAlgorithm::TcpMd5 {
+                // Segments without TCP are left out, as `sign` leaves them.
+                let mut input = Vec::new();
+                scratch.clear();
+                if tcp_md5::build(p.data, at, &mut scratch, &mut input).is_ok() {
+                    out.inputs.push(input);
+                    out.seqs.push(0);
+                    out.ip_bytes += at.layout.len as u64;
+                }
+                continue;
+            }
             let seq = (i as u32).wrapping_add(1);
             let layout = &at.layout;
             let built = match layout.ah_at {

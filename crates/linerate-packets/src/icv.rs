@@ -21,6 +21,23 @@ pub const OFFERED: [MacAlgorithm; 5] = [
     MacAlgorithm::Umac96,
 ];
 
+/// Everything `linerate packets` signs and verifies with: the AH ICVs,
+/// then the TCP options' MACs (RFC 2385's TCP-MD5).
+pub const EVERY: [MacAlgorithm; 6] = [
+    MacAlgorithm::HmacMd5_96,
+    MacAlgorithm::HmacSha1_96,
+    MacAlgorithm::KeyedMd5,
+    MacAlgorithm::Umac64,
+    MacAlgorithm::Umac96,
+    MacAlgorithm::TcpMd5,
+];
+
+/// Whether `alg` protects TCP segments (an option) rather than IP packets
+/// (an AH).
+pub fn is_tcp(alg: MacAlgorithm) -> bool {
+    alg == MacAlgorithm::TcpMd5
+}
+
 /// The ICVs of `inputs` (with their AH sequence numbers, UMAC's nonces)
 /// into `out`, the first ICV-length bytes of each entry.
 ///
@@ -54,6 +71,8 @@ mod tests {
             );
         }
         assert!(MacAlgorithm::from_name(b"hmac-md5", &OFFERED).is_err());
+        assert_eq!(EVERY[..OFFERED.len()], OFFERED);
+        assert_eq!(EVERY.iter().filter(|a| is_tcp(**a)).count(), 1);
     }
 
     #[test]

@@ -208,7 +208,7 @@ pub fn grow(p: &mut [u8], version: Version, extra: usize) -> Result<(), Problem>
     let Ok(new) = u16::try_from(new) else {
         return Err(Problem::new(
             Kind::Unsupported,
-            format!("packet too long for an AH ({new} bytes)"),
+            format!("packet too long for the added header ({new} bytes)"),
         ));
     };
     p[at..at + 2].copy_from_slice(&new.to_be_bytes());

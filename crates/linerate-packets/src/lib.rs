@@ -1,6 +1,7 @@
-//! IP Authentication Headers (RFC 4302, transport mode) on the packets of
-//! pcap and pcapng captures: RFC 1810's question (can MD5 authenticate
-//! packets at the speed of the network?) asked of real traffic.
+//! IP Authentication Headers (RFC 4302, transport mode) and the TCP MD5
+//! signature option (RFC 2385) on the packets of pcap and pcapng captures:
+//! RFC 1810's question (can MD5 authenticate packets at the speed of the
+//! network?) asked of real traffic.
 //!
 //! - [`capture`] and [`stream`]: captures read, whole or chunk by chunk in
 //!   bounded memory; [`write`](mod@write): records written back in the input's format;
@@ -12,6 +13,8 @@
 //! - [`sign`] and [`verify`]: whole captures signed and verified, each
 //!   problem reported through a callback with its packet index;
 //!   [`batch`]: a capture's packets as ICV inputs, for timing;
+//! - [`tcp`]: TCP segments, options, pseudo-header and checksum;
+//!   [`tcp_md5`]: RFC 2385's signature option, what BGP runs today;
 //! - [`problem`]: why a packet was not signed or verified.
 
 #![forbid(unsafe_code)]
@@ -27,5 +30,7 @@ pub mod packet;
 pub mod problem;
 pub mod sign;
 pub mod stream;
+pub mod tcp;
+pub mod tcp_md5;
 pub mod verify;
 pub mod write;

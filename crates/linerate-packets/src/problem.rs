@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 pub enum Kind {
     /// The frame carries no IP packet (ARP, another ethertype).
     NotIp,
+    /// An IP packet that carries no TCP (TCP-MD5's `sign`).
+    NotTcp,
     /// An IPv4 fragment or an IPv6 packet with a Fragment header.
     Fragment,
     /// Headers cut short, lengths pointing past the data.
@@ -31,6 +33,7 @@ impl Kind {
     pub fn label(self) -> &'static str {
         match self {
             Kind::NotIp => "not IP",
+            Kind::NotTcp => "not TCP",
             Kind::Fragment => "fragment",
             Kind::Truncated => "truncated",
             Kind::Malformed => "malformed",

@@ -1,5 +1,6 @@
 //! Signing a capture: every whole, unfragmented IP packet gets an AH in
-//! transport mode (RFC 4302); everything else is copied unchanged and
+//! transport mode (RFC 4302), or every TCP segment a TCP-MD5 option (RFC
+//! 2385, [`crate::tcp_md5`]); everything else is copied unchanged and
 //! reported.
 //!
 //! The capture is read chunk by chunk ([`crate::stream`]) and every record
@@ -20,6 +21,7 @@ use crate::mutable::icv_input;
 use crate::packet::{Located, locate};
 use crate::problem::{Kind, Problem, Tally};
 use crate::stream::CaptureReader;
+use crate::tcp_md5::{self, Pending};
 use crate::write::{CaptureWriter, FLUSH_AT};
 
 /// Packets whose ICVs are computed together.
@@ -112,40 +114,58 @@ fn build(
     Ok(insert + base + ah::FIXED)
 }
 
-/// The signed packets of the writer's buffer whose ICVs are still zero.
+/// Where a computed tag goes in the writer's buffer.
+enum Slot {
+    /// An AH's ICV, at this offset.
+    Ah(usize),
+    /// A TCP-MD5 digest, and the checksum that covers it.
+    TcpMd5(Pending),
+}
+
+/// The signed packets of the writer's buffer whose tags are still zero.
 struct Batch {
     keyed: MacKey,
     alg: MacAlgorithm,
-    /// ICV inputs, reused; the first `seqs.len()` are this batch's.
+    /// Tag inputs, reused; the first `seqs.len()` are this batch's.
     inputs: Vec<Vec<u8>>,
+    /// AH sequence numbers (UMAC's nonces; zero for TCP-MD5).
     seqs: Vec<u32>,
-    /// Where each ICV goes in the writer's buffer.
-    icv_at: Vec<usize>,
+    slots: Vec<Slot>,
     tags: Vec<[u8; 16]>,
 }
 
 impl Batch {
-    /// Computes the batch's ICVs together and fills them in.
+    /// Computes the batch's tags together and fills them in.
     fn seal(&mut self, buf: &mut [u8]) {
         let n = self.seqs.len();
         let refs: Vec<&[u8]> = self.inputs[..n].iter().map(Vec::as_slice).collect();
         self.tags.resize(n, [0; 16]);
         icv::tags(&mut self.keyed, &refs, &self.seqs, &mut self.tags);
         let len = self.alg.tag_len();
-        for (&at, tag) in self.icv_at.iter().zip(&self.tags) {
-            buf[at..at + len].copy_from_slice(&tag[..len]);
+        for (slot, tag) in self.slots.iter().zip(&self.tags) {
+            match slot {
+                Slot::Ah(at) => buf[*at..at + len].copy_from_slice(&tag[..len]),
+                Slot::TcpMd5(pending) => tcp_md5::seal(buf, pending, tag),
+            }
         }
         self.seqs.clear();
-        self.icv_at.clear();
+        self.slots.clear();
     }
 }
 
 /// How a capture is signed.
-pub struct Signing {
-    /// The Security Parameters Index of every AH.
-    pub spi: u32,
-    /// The first packet's sequence number.
-    pub seq_start: u32,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signing {
+    /// An AH in every whole IP packet.
+    Ah {
+        /// The Security Parameters Index of every AH.
+        spi: u32,
+        /// The first packet's sequence number.
+        seq_start: u32,
+    },
+    /// A TCP-MD5 option in every TCP segment (the key's algorithm is
+    /// [`MacAlgorithm::TcpMd5`]).
+    TcpMd5,
 }
 
 /// What signing a capture came to.
@@ -187,11 +207,14 @@ pub fn sign<W: Write>(
         alg,
         inputs: (0..BATCH).map(|_| Vec::new()).collect(),
         seqs: Vec::with_capacity(BATCH),
-        icv_at: Vec::with_capacity(BATCH),
+        slots: Vec::with_capacity(BATCH),
         tags: Vec::with_capacity(BATCH),
     };
     let mut done = Signed::default();
-    let mut next_seq = u64::from(signing.seq_start);
+    let mut next_seq = match *signing {
+        Signing::Ah { seq_start, .. } => u64::from(seq_start),
+        Signing::TcpMd5 => 0,
+    };
     while let Some(records) = reader.next_chunk().map_err(SignError::Read)? {
         for item in records {
             let packet = match item {
@@ -212,16 +235,19 @@ pub fn sign<W: Write>(
                 }
             };
             done.packets += 1;
-            let outcome = match locate(&packet) {
-                Ok(Some(at)) => match u32::try_from(next_seq) {
-                    Ok(seq) => sign_into(writer, &mut batch, &packet, &at, signing.spi, seq)
+            let outcome = match (locate(&packet), *signing) {
+                (Ok(Some(at)), Signing::TcpMd5) => {
+                    tcp_into(writer, &mut batch, &packet, &at).map_err(SignError::Write)?
+                }
+                (Ok(Some(at)), Signing::Ah { spi, .. }) => match u32::try_from(next_seq) {
+                    Ok(seq) => sign_into(writer, &mut batch, &packet, &at, spi, seq)
                         .map_err(SignError::Write)?,
                     Err(_) => Err(Problem::unsupported(
                         "sequence numbers exhausted: a new SA (another SPI or key) is needed",
                     )),
                 },
-                Ok(None) => Err(Problem::new(Kind::NotIp, "not IP: copied unchanged")),
-                Err(p) => Err(p),
+                (Ok(None), _) => Err(Problem::new(Kind::NotIp, "not IP: copied unchanged")),
+                (Err(p), _) => Err(p),
             };
             let copied = match outcome {
                 Ok(()) => {
@@ -271,7 +297,37 @@ fn sign_into<W: Write>(
         Ok(icv_at) => {
             writer.end(packet, open);
             batch.seqs.push(seq);
-            batch.icv_at.push(icv_at);
+            batch.slots.push(Slot::Ah(icv_at));
+            Ok(Ok(()))
+        }
+        Err(problem) => {
+            writer.abandon(open);
+            Ok(Err(problem))
+        }
+    }
+}
+
+/// Writes `packet`'s record with a TCP-MD5 option (inserted, or its
+/// digest overwritten), the digest left to the batch; on a problem,
+/// nothing is written.
+fn tcp_into<W: Write>(
+    writer: &mut CaptureWriter<W>,
+    batch: &mut Batch,
+    packet: &Packet<'_>,
+    at: &Located,
+) -> io::Result<Result<(), Problem>> {
+    let grow = match tcp_md5::growth(packet.data, at) {
+        Ok(grow) => grow,
+        Err(problem) => return Ok(Err(problem)),
+    };
+    let orig_len = packet.orig_len.saturating_add(grow as u32);
+    let open = writer.begin(packet, packet.data.len() + grow, orig_len)?;
+    let input = &mut batch.inputs[batch.seqs.len()];
+    match tcp_md5::build(packet.data, at, &mut writer.buf, input) {
+        Ok(pending) => {
+            writer.end(packet, open);
+            batch.seqs.push(0);
+            batch.slots.push(Slot::TcpMd5(pending));
             Ok(Ok(()))
         }
         Err(problem) => {

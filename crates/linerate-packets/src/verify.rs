@@ -1,7 +1,8 @@
 //! Verifying a capture: every packet that carries an AH (under a given SPI,
-//! if one is) has its ICV recomputed and compared in constant time; ICVs of
-//! a batch are computed together (the multi-buffer HMAC-MD5). The capture
-//! is read chunk by chunk ([`crate::stream`]).
+//! if one is), or every TCP segment that carries a TCP-MD5 option, has its
+//! tag recomputed and compared in constant time; tags of a batch are
+//! computed together (the multi-buffer HMAC-MD5 and MD5). The capture is
+//! read chunk by chunk ([`crate::stream`]).
 
 use std::io;
 
@@ -17,6 +18,7 @@ use crate::mutable::{self, icv_input};
 use crate::packet::locate;
 use crate::problem::{Kind, Problem};
 use crate::stream::CaptureReader;
+use crate::tcp_md5;
 
 const BATCH: usize = 256;
 
@@ -31,7 +33,11 @@ struct Check {
 
 /// What a packet is, for the summary.
 enum Verdict {
-    NotAh,
+    /// Not protected the way asked: no AH (under the SPI), no TCP-MD5
+    /// option.
+    Unprotected,
+    /// No TCP in it (TCP-MD5 only).
+    NotTcp,
     BadIcv(String),
     Malformed(Problem),
     /// Its ICV input, sequence number and received ICV (into the slot).
@@ -46,8 +52,21 @@ pub struct Verified {
     pub packets: usize,
     pub verified: usize,
     pub bad: usize,
-    pub not_ah: usize,
+    /// Packets without the protection asked for: no AH (under the SPI),
+    /// or TCP segments without a TCP-MD5 option.
+    pub unprotected: usize,
+    /// Packets without TCP, when TCP-MD5 is checked.
+    pub not_tcp: usize,
     pub malformed: usize,
+}
+
+/// What is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checking {
+    /// Every AH, or those with this SPI.
+    Ah { spi: Option<u32> },
+    /// Every TCP-MD5 option (the key's algorithm is TCP-MD5).
+    TcpMd5,
 }
 
 /// What a notice is about.
@@ -59,12 +78,22 @@ pub enum Finding {
     Malformed,
 }
 
-/// Classifies `frame`, filling `slot` for an AH packet to check.
-fn classify(packet: &Packet<'_>, alg: MacAlgorithm, spi: Option<u32>, slot: &mut Check) -> Verdict {
+/// Classifies `frame`, filling `slot` for a packet to check.
+fn classify(
+    packet: &Packet<'_>,
+    alg: MacAlgorithm,
+    checking: Checking,
+    slot: &mut Check,
+) -> Verdict {
     let at = match locate(packet) {
         Ok(Some(at)) => at,
-        Ok(None) => return Verdict::NotAh,
+        Ok(None) if checking == Checking::TcpMd5 => return Verdict::NotTcp,
+        Ok(None) => return Verdict::Unprotected,
         Err(p) => return Verdict::Malformed(p),
+    };
+    let spi = match checking {
+        Checking::Ah { spi } => spi,
+        Checking::TcpMd5 => return classify_tcp(packet, &at, slot),
     };
     let layout = at.layout;
     let ip = &packet.data[at.ip_at..at.ip_at + layout.len];
@@ -75,7 +104,7 @@ fn classify(packet: &Packet<'_>, alg: MacAlgorithm, spi: Option<u32>, slot: &mut
         {
             return Verdict::Malformed(p);
         }
-        return Verdict::NotAh;
+        return Verdict::Unprotected;
     };
     if layout.fragment {
         return Verdict::Malformed(Problem::new(
@@ -88,7 +117,7 @@ fn classify(packet: &Packet<'_>, alg: MacAlgorithm, spi: Option<u32>, slot: &mut
         Err(p) => return Verdict::Malformed(p),
     };
     if spi.is_some_and(|s| s != header.spi) {
-        return Verdict::NotAh;
+        return Verdict::Unprotected;
     }
     let want = ah::length(alg.tag_len(), layout.version);
     if header.len != want {
@@ -116,6 +145,25 @@ fn classify(packet: &Packet<'_>, alg: MacAlgorithm, spi: Option<u32>, slot: &mut
     Verdict::Check
 }
 
+/// Classifies a located packet for TCP-MD5, filling `slot` for a segment
+/// with the option.
+fn classify_tcp(packet: &Packet<'_>, at: &crate::packet::Located, slot: &mut Check) -> Verdict {
+    let ip = &packet.data[at.ip_at..at.ip_at + at.layout.len];
+    let found = match tcp_md5::find(ip, at) {
+        Ok(Some(found)) => found,
+        Ok(None) => return Verdict::NotTcp,
+        Err(p) => return Verdict::Malformed(p),
+    };
+    let Some(digest_at) = found.digest_at else {
+        return Verdict::Unprotected;
+    };
+    tcp_md5::digest_input(ip, at.layout.version, &found.segment, &mut slot.input);
+    slot.index = packet.index;
+    slot.seq = 0;
+    slot.icv.copy_from_slice(&ip[digest_at..digest_at + 16]);
+    Verdict::Check
+}
+
 /// Computes the batch's ICVs and compares them.
 fn check_batch(
     keyed: &mut MacKey,
@@ -129,24 +177,29 @@ fn check_batch(
     let mut tags = vec![[0u8; 16]; batch.len()];
     icv::tags(keyed, &refs, &seqs, &mut tags);
     let n = alg.tag_len();
+    let bad = if alg == MacAlgorithm::TcpMd5 {
+        "bad TCP-MD5 digest"
+    } else {
+        "bad ICV"
+    };
     for (check, tag) in batch.iter().zip(&tags) {
         if bool::from(tag[..n].ct_eq(&check.icv[..n])) {
             counts.verified += 1;
         } else {
             counts.bad += 1;
-            note(check.index, "bad ICV", Finding::BadIcv);
+            note(check.index, bad, Finding::BadIcv);
         }
     }
 }
 
-/// Checks every AH packet `reader` reads (only those under `spi`, if
-/// given) with `keyed`; `note` hears of every bad ICV and malformed packet
-/// (its index counted from 1, and why). The counts, or an error if the
-/// capture cannot be read.
+/// Checks every packet `reader` reads that `checking` names with `keyed`;
+/// `note` hears of every bad tag and malformed packet (its index counted
+/// from 1, and why). The counts, or an error if the capture cannot be
+/// read.
 pub fn verify(
     reader: &mut CaptureReader,
     keyed: &mut MacKey,
-    spi: Option<u32>,
+    checking: Checking,
     note: &mut dyn FnMut(usize, &str, Finding),
 ) -> io::Result<Verified> {
     let alg = keyed.algorithm();
@@ -166,8 +219,9 @@ pub fn verify(
                 }
             };
             counts.packets += 1;
-            match classify(&packet, alg, spi, &mut batch[used]) {
-                Verdict::NotAh => counts.not_ah += 1,
+            match classify(&packet, alg, checking, &mut batch[used]) {
+                Verdict::Unprotected => counts.unprotected += 1,
+                Verdict::NotTcp => counts.not_tcp += 1,
                 Verdict::BadIcv(m) => {
                     counts.bad += 1;
                     note(packet.index, &m, Finding::BadIcv);

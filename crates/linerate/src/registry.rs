@@ -165,6 +165,10 @@ pub enum MacAlgorithm {
     /// Keyed MD5 (RFC 1828), the AH transform RFC 1810 measured:
     /// MD5(key, zeros to a block boundary, data, key).
     KeyedMd5,
+    /// The TCP MD5 signature (RFC 2385): MD5(data, key), 16 bytes, where
+    /// data is a segment's pseudo-header, header and payload. What BGP
+    /// sessions run today.
+    TcpMd5,
     /// UMAC-32 (RFC 4418), 4-byte tags.
     Umac32,
     /// UMAC-64, 8-byte tags.
@@ -210,12 +214,13 @@ pub const UMAC_MAX_NONCE_LEN: usize = 16;
 
 impl MacAlgorithm {
     /// Every MAC, in the order help texts list them.
-    pub const ALL: [MacAlgorithm; 9] = [
+    pub const ALL: [MacAlgorithm; 10] = [
         MacAlgorithm::HmacMd5,
         MacAlgorithm::HmacMd5_96,
         MacAlgorithm::HmacSha1,
         MacAlgorithm::HmacSha1_96,
         MacAlgorithm::KeyedMd5,
+        MacAlgorithm::TcpMd5,
         MacAlgorithm::Umac32,
         MacAlgorithm::Umac64,
         MacAlgorithm::Umac96,
@@ -230,6 +235,7 @@ impl MacAlgorithm {
             MacAlgorithm::HmacSha1 => "hmac-sha1",
             MacAlgorithm::HmacSha1_96 => "hmac-sha1-96",
             MacAlgorithm::KeyedMd5 => "keyed-md5",
+            MacAlgorithm::TcpMd5 => "tcp-md5",
             MacAlgorithm::Umac32 => "umac-32",
             MacAlgorithm::Umac64 => "umac-64",
             MacAlgorithm::Umac96 => "umac-96",
@@ -245,6 +251,7 @@ impl MacAlgorithm {
             MacAlgorithm::HmacSha1 => "HMAC-SHA1",
             MacAlgorithm::HmacSha1_96 => "HMAC-SHA1-96",
             MacAlgorithm::KeyedMd5 => "KEYED-MD5",
+            MacAlgorithm::TcpMd5 => "TCP-MD5",
             MacAlgorithm::Umac32 => "UMAC-32",
             MacAlgorithm::Umac64 => "UMAC-64",
             MacAlgorithm::Umac96 => "UMAC-96",
@@ -255,7 +262,10 @@ impl MacAlgorithm {
     /// The tag length in bytes.
     pub fn tag_len(self) -> usize {
         match self {
-            MacAlgorithm::HmacMd5 | MacAlgorithm::KeyedMd5 | MacAlgorithm::Umac128 => 16,
+            MacAlgorithm::HmacMd5
+            | MacAlgorithm::KeyedMd5
+            | MacAlgorithm::TcpMd5
+            | MacAlgorithm::Umac128 => 16,
             MacAlgorithm::HmacMd5_96 | MacAlgorithm::HmacSha1_96 | MacAlgorithm::Umac96 => 12,
             MacAlgorithm::HmacSha1 => 20,
             MacAlgorithm::Umac32 => 4,

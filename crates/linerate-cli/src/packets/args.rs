@@ -11,7 +11,7 @@ use linerate::MacAlgorithm;
 
 use crate::mac::key::{self, KeySource};
 use crate::sum::getopt::{Getopt, LongOption};
-use linerate_packets::icv::OFFERED;
+use linerate_packets::icv::{EVERY, is_tcp};
 
 /// What to run.
 pub enum Command {
@@ -30,9 +30,9 @@ pub struct Keying {
 pub struct Sign {
     pub input: OsString,
     pub output: OsString,
-    pub spi: u32,
+    /// The AH's SPI and first sequence number; `None` for TCP-MD5.
+    pub ah: Option<(u32, u32)>,
     pub keying: Keying,
-    pub seq_start: u32,
     /// Write OUT even when IN is damaged (what was signed before).
     pub partial: bool,
 }
@@ -186,8 +186,21 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
                 .output
                 .take()
                 .ok_or("sign: missing -o OUT (the signed capture)")?;
-            let spi = given.spi.ok_or("sign: missing --spi N")?;
+            let spi = given.spi;
+            let seq_start = given.seq_start;
             let keying = keying(&sub, &mut given)?;
+            if is_tcp(keying.alg) {
+                not_ah(&sub, "--spi", spi.is_some(), keying.alg)?;
+                not_ah(&sub, "--seq-start", seq_start.is_some(), keying.alg)?;
+                return Ok(Command::Sign(Sign {
+                    input,
+                    output,
+                    ah: None,
+                    keying,
+                    partial: given.partial,
+                }));
+            }
+            let spi = spi.ok_or("sign: missing --spi N")?;
             // UMAC's nonce is the sequence number: a second run from 1 under
             // the same key would use every nonce again.
             let seq_start = match given.seq_start {
@@ -204,9 +217,8 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             Ok(Command::Sign(Sign {
                 input,
                 output,
-                spi,
+                ah: Some((spi, seq_start)),
                 keying,
-                seq_start,
                 partial: given.partial,
             }))
         }
@@ -216,6 +228,9 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             refuse("--seq-start", given.seq_start.is_some())?;
             refuse("-j", given.jobs.is_some())?;
             let keying = keying(&sub, &mut given)?;
+            if is_tcp(keying.alg) {
+                not_ah(&sub, "--spi", given.spi.is_some(), keying.alg)?;
+            }
             Ok(Command::Verify(Verify {
                 input,
                 keying,
@@ -235,12 +250,24 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             )?;
             let mut algs = given.algs;
             if algs.is_empty() {
-                algs = OFFERED.to_vec();
+                algs = EVERY.to_vec();
             }
             algs.dedup();
             let jobs = given.jobs.unwrap_or_else(crate::sum::args::default_threads);
             Ok(Command::Bench(Bench { input, algs, jobs }))
         }
+    }
+}
+
+/// An AH option given with a TCP option's algorithm.
+fn not_ah(sub: &str, option: &str, given: bool, alg: MacAlgorithm) -> Result<(), String> {
+    if given {
+        Err(format!(
+            "{sub}: {option} is an AH option: {} signs TCP segments, not IP packets",
+            alg.name()
+        ))
+    } else {
+        Ok(())
     }
 }
 
@@ -264,7 +291,7 @@ fn apply(given: &mut Given, flag: Flag, argument: OsString) -> Result<(), String
         }
         Flag::Alg => given
             .algs
-            .push(MacAlgorithm::from_name(text().as_bytes(), &OFFERED).map_err(|e| e.0)?),
+            .push(MacAlgorithm::from_name(text().as_bytes(), &EVERY).map_err(|e| e.0)?),
         Flag::KeyFile => given.key_file = Some(argument),
         Flag::KeyHex => given.key_hex = Some(Zeroizing::new(argument.into_vec())),
         Flag::KeyEnv => given.key_env = Some(argument),

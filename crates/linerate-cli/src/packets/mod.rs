@@ -1,7 +1,8 @@
 //! `linerate packets`: IP Authentication Headers (RFC 4302, transport mode)
-//! on the packets of a capture file: `sign` inserts them, `verify` checks
-//! them, `bench` times the ICV algorithms over a capture's packets against
-//! the link rates of RFC 1810's speed lab and today's.
+//! and the TCP MD5 signature option (RFC 2385) on the packets of a capture
+//! file: `sign` inserts them, `verify` checks them, `bench` times the
+//! algorithms over a capture's packets against the link rates of RFC
+//! 1810's speed lab and today's.
 //!
 //! The packets themselves (captures, link layers, IP, the AH, ICVs, signing
 //! and verifying) are the packets crate's ([`linerate_packets`]); here are
@@ -38,9 +39,11 @@ pub const EXIT_NOT_WRITTEN: u8 = 3;
 const HELP: &str = "\
 Usage: linerate packets sign IN -o OUT --spi N --alg ALG (--key-file F | --key-env V | --key-hex HEX)
                              [--seq-start N] [--partial]
+       linerate packets sign IN -o OUT --alg tcp-md5 (--key-file F | ...) [--partial]
        linerate packets verify IN --alg ALG (--key-file F | --key-env V | --key-hex HEX) [--spi N] [-v]
        linerate packets bench IN [--alg ALG]... [-j N]
-IP Authentication Headers (RFC 4302, transport mode) on the packets of a
+IP Authentication Headers (RFC 4302, transport mode), and the TCP MD5
+signature option (RFC 2385, what BGP sessions carry), on the packets of a
 capture: RFC 1810's question (can MD5 authenticate packets at the speed of
 the network?) asked of real traffic.
 
@@ -75,6 +78,17 @@ ALG (ICV length in bytes):
   umac-64        UMAC-64 (RFC 4418), 8 bytes, nonce = the sequence number
                  as 8 bytes big-endian
   umac-96        UMAC-96, 12 bytes, the same nonce
+  tcp-md5        the TCP MD5 signature option (RFC 2385): option kind 19
+                 in every TCP segment, MD5 over the pseudo-header, the TCP
+                 header without options (checksum zero), the payload and
+                 the key. sign inserts it first among the options (NOP, NOP,
+                 19, 18, digest: as Linux does), or overwrites the digest of
+                 one already there, fixing the data offset, the IP length
+                 and checksum and the TCP checksum; segments without room
+                 (over 20 bytes of options) and packets without TCP are
+                 copied unchanged and reported. verify prints 'N packets: A
+                 verified, B bad digest, C no TCP-MD5 option, D not TCP, E
+                 malformed'. No --spi or --seq-start.
 The MD5-based ones are for legacy interoperation; UMAC is not an IANA AH
 transform (for comparison only).
 

@@ -33,9 +33,9 @@ pub fn run(args: super::args::Sign) -> u8 {
         }
     };
     let mut writer = CaptureWriter::new(out);
-    let signing = Signing {
-        spi: args.spi,
-        seq_start: args.seq_start,
+    let signing = match args.ah {
+        Some((spi, seq_start)) => Signing::Ah { spi, seq_start },
+        None => Signing::TcpMd5,
     };
     let mut note = |index: usize, message: &str| reporter.packet(index, message);
     let done = match sign(&mut reader, &mut writer, keyed, &signing, &mut note) {

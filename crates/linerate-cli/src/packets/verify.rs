@@ -2,7 +2,8 @@
 //! packets crate ([`linerate_packets::verify`]); bad ICVs reported with
 //! `-v`, malformed packets always, then the summary.
 
-use linerate_packets::verify::{Finding, verify};
+use linerate_packets::icv::is_tcp;
+use linerate_packets::verify::{Checking, Finding, verify};
 
 use super::report::Reporter;
 use super::{EXIT_FAILURE, EXIT_SETUP, EXIT_SUCCESS};
@@ -23,24 +24,43 @@ pub fn run(args: super::args::Verify) -> u8 {
         Finding::BadIcv => reporter.packet(index, message),
         Finding::Malformed => always.packet(index, message),
     };
-    let counts = match verify(&mut reader, &mut keyed, args.spi, &mut note) {
+    let tcp = is_tcp(args.keying.alg);
+    let checking = if tcp {
+        Checking::TcpMd5
+    } else {
+        Checking::Ah { spi: args.spi }
+    };
+    let counts = match verify(&mut reader, &mut keyed, checking, &mut note) {
         Ok(counts) => counts,
         Err(e) => {
             always.error(&linerate_files::strerror(&e));
             return EXIT_SETUP;
         }
     };
-    reporter.summary(&format!(
-        "{} packets: {} verified, {} bad ICV, {} not AH, {} malformed",
-        counts.packets, counts.verified, counts.bad, counts.not_ah, counts.malformed
-    ));
+    reporter.summary(&if tcp {
+        format!(
+            "{} packets: {} verified, {} bad digest, {} no TCP-MD5 option, {} not TCP, {} malformed",
+            counts.packets,
+            counts.verified,
+            counts.bad,
+            counts.unprotected,
+            counts.not_tcp,
+            counts.malformed
+        )
+    } else {
+        format!(
+            "{} packets: {} verified, {} bad ICV, {} not AH, {} malformed",
+            counts.packets, counts.verified, counts.bad, counts.unprotected, counts.malformed
+        )
+    });
     if counts.verified + counts.bad == 0 {
         // A check that checked nothing is no success.
-        let which = match args.spi {
-            Some(spi) => format!(" with SPI {spi}"),
-            None => String::new(),
+        let what = match (tcp, args.spi) {
+            (true, _) => "no TCP segment with a TCP-MD5 option".to_string(),
+            (false, Some(spi)) => format!("no AH packet with SPI {spi}"),
+            (false, None) => "no AH packet".to_string(),
         };
-        always.error(&format!("nothing verified: no AH packet{which}"));
+        always.error(&format!("nothing verified: {what}"));
         return EXIT_FAILURE;
     }
     if counts.bad == 0 && counts.malformed == 0 {

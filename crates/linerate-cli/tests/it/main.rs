@@ -17,6 +17,7 @@ mod md5_driver;
 mod md5p_driver;
 mod packets;
 mod packets_peer;
+mod packets_tcp;
 mod readme;
 mod report_browser;
 mod speed;

@@ -1,14 +1,14 @@
 //! linerate-packets' integration tests, one binary: whole captures signed
-//! and verified through the library, for every ICV algorithm, read in
-//! chunks that cut records anywhere.
+//! and verified through the library, for every ICV algorithm and TCP-MD5,
+//! read in chunks that cut records anywhere.
 
 use std::io::Write;
 
 use linerate::mac::MacKey;
-use linerate_packets::icv::OFFERED;
+use linerate_packets::icv::{EVERY, is_tcp};
 use linerate_packets::sign::{Signing, sign};
 use linerate_packets::stream::CaptureReader;
-use linerate_packets::verify::{Finding, verify};
+use linerate_packets::verify::{Checking, Finding, verify};
 use linerate_packets::write::CaptureWriter;
 
 /// The Internet checksum of `bytes`.
@@ -23,8 +23,9 @@ fn checksum(bytes: &[u8]) -> u16 {
     !(sum as u16)
 }
 
-/// A pcap (little-endian, Ethernet) of `count` UDP/IPv4 packets of growing
-/// size, and one ARP frame (not IP) among them.
+/// A pcap (little-endian, Ethernet) of `count` IPv4 packets of growing
+/// size, UDP and TCP in turn (the TCP ones with a timestamps option), and
+/// one ARP frame (not IP) among them.
 fn capture(count: usize) -> Vec<u8> {
     let mut file = Vec::new();
     for v in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 1] {
@@ -33,17 +34,25 @@ fn capture(count: usize) -> Vec<u8> {
     let mut frames = Vec::new();
     for i in 0..count {
         let payload: Vec<u8> = (0..20 + 37 * i).map(|j| (i * 7 + j) as u8).collect();
-        let udp_len = 8 + payload.len();
+        let tcp = i % 2 == 1;
+        let header = if tcp { 32 } else { 8 };
+        let l4_len = header + payload.len();
+        let protocol = if tcp { 6 } else { 17 };
         let mut ip = vec![
-            0x45, 0, 0, 0, 0, i as u8, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+            0x45, 0, 0, 0, 0, i as u8, 0, 0, 64, protocol, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
         ];
-        ip[2..4].copy_from_slice(&((20 + udp_len) as u16).to_be_bytes());
+        ip[2..4].copy_from_slice(&((20 + l4_len) as u16).to_be_bytes());
         let sum = checksum(&ip);
         ip[10..12].copy_from_slice(&sum.to_be_bytes());
         ip.extend_from_slice(&(1000 + i as u16).to_be_bytes());
-        ip.extend_from_slice(&53u16.to_be_bytes());
-        ip.extend_from_slice(&(udp_len as u16).to_be_bytes());
-        ip.extend_from_slice(&[0, 0]);
+        ip.extend_from_slice(&179u16.to_be_bytes());
+        if tcp {
+            ip.extend_from_slice(&[0, 0, 0, i as u8, 0, 0, 0, 0, 0x80, 0x18, 0x01, 0x00]);
+            ip.extend_from_slice(&[0, 0, 0, 0, 1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0]);
+        } else {
+            ip.extend_from_slice(&(l4_len as u16).to_be_bytes());
+            ip.extend_from_slice(&[0, 0]);
+        }
         ip.extend_from_slice(&payload);
         let mut frame = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 8, 0];
         frame.extend_from_slice(&ip);
@@ -76,17 +85,27 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
     let dir = tempfile::tempdir().unwrap();
     let input = file_with(dir.path(), "in.pcap", &capture(40));
     let key = b"0123456789abcdef";
-    for alg in OFFERED {
+    for alg in EVERY {
+        // An AH goes into every IP packet, a TCP-MD5 option into the TCP
+        // ones (the odd ones, half of them).
+        let (protected, others) = if is_tcp(alg) { (20, 21) } else { (40, 1) };
+        let (signing, checking) = if is_tcp(alg) {
+            (Signing::TcpMd5, Checking::TcpMd5)
+        } else {
+            (
+                Signing::Ah {
+                    spi: 0x1000,
+                    seq_start: 1,
+                },
+                Checking::Ah { spi: Some(0x1000) },
+            )
+        };
         for chunk in [64, 1000, 1 << 20] {
             let mut reader = CaptureReader::with_chunk(input.as_os_str(), chunk)
                 .ok()
                 .unwrap();
             let mut writer = CaptureWriter::new(Vec::new());
             let mut notes = Vec::new();
-            let signing = Signing {
-                spi: 0x1000,
-                seq_start: 1,
-            };
             let done = sign(
                 &mut reader,
                 &mut writer,
@@ -95,8 +114,12 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
                 &mut |i, m| notes.push((i, m.to_string())),
             )
             .unwrap();
-            assert_eq!((done.packets, done.signed), (41, 40), "{alg:?} {chunk}");
-            assert_eq!(notes.len(), 1, "the ARP frame is copied and said so");
+            assert_eq!(
+                (done.packets, done.signed),
+                (41, protected),
+                "{alg:?} {chunk}"
+            );
+            assert_eq!(notes.len(), others, "the others are copied and said so");
             let signed = writer.finish().unwrap();
             let out = file_with(dir.path(), "out.pcap", &signed);
             let check = |path: &std::path::Path| {
@@ -105,7 +128,7 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
                     .unwrap();
                 let mut bad = Vec::new();
                 let mut mac = MacKey::new(alg, key).unwrap();
-                let counts = verify(&mut reader, &mut mac, Some(0x1000), &mut |i, _, f| {
+                let counts = verify(&mut reader, &mut mac, checking, &mut |i, _, f| {
                     bad.push((i, f));
                 })
                 .unwrap();
@@ -113,8 +136,12 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
             };
             let (counts, bad) = check(&out);
             assert_eq!(
-                (counts.verified, counts.bad, counts.not_ah),
-                (40, 0, 1),
+                (
+                    counts.verified,
+                    counts.bad,
+                    counts.unprotected + counts.not_tcp
+                ),
+                (protected, 0, others),
                 "{alg:?}"
             );
             assert!(bad.is_empty());
@@ -123,7 +150,7 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
             let last = tampered.len() - 1;
             tampered[last] ^= 1;
             let (counts, bad) = check(&file_with(dir.path(), "bad.pcap", &tampered));
-            assert_eq!((counts.verified, counts.bad), (39, 1), "{alg:?}");
+            assert_eq!((counts.verified, counts.bad), (protected - 1, 1), "{alg:?}");
             assert_eq!(bad, vec![(41, Finding::BadIcv)]);
         }
     }

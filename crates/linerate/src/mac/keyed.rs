@@ -46,6 +46,7 @@ impl MacKey {
                 Inner::HmacSha1(Box::new(HmacSha1Key::new(key)), Box::new(HmacKey::new(key)))
             }
             MacAlgorithm::KeyedMd5 => Inner::KeyedMd5(Box::new(KeyedMd5Key::new(key))),
+            MacAlgorithm::TcpMd5 => Inner::KeyedMd5(Box::new(KeyedMd5Key::suffix_only(key))),
             MacAlgorithm::Umac32
             | MacAlgorithm::Umac64
             | MacAlgorithm::Umac96
@@ -236,6 +237,9 @@ mod tests {
         whole.extend_from_slice(&m);
         whole.extend_from_slice(&key);
         assert_eq!(tag(MacAlgorithm::KeyedMd5), crate::md5(&whole));
+        let mut suffixed = m.clone();
+        suffixed.extend_from_slice(&key);
+        assert_eq!(tag(MacAlgorithm::TcpMd5), crate::md5(&suffixed));
         let key16: [u8; 16] = key[..16].try_into().unwrap();
         let mut umac = Umac::new(&key16, crate::mac::umac::TagBits::B64);
         let want = umac.tag(&m, b"12345678").unwrap();

@@ -4,6 +4,9 @@
 //! because this envelope is weaker. Kept for the speed lab and for captures
 //! of the time.
 //!
+//! The TCP MD5 signature (RFC 2385) is the same envelope without the
+//! front: `MD5(data || key)` ([`KeyedMd5Key::suffix_only`]).
+//!
 //! The key and its fill are whole blocks, so a key object absorbs them
 //! once and keeps the chaining value; each message then costs its own
 //! blocks plus the key's at the end. Batches run side by side in the lanes
@@ -62,6 +65,17 @@ impl KeyedMd5Key {
             prefix,
             state,
             prefix_len: block.len() as u64,
+            key: Zeroizing::new(key.to_vec()),
+        }
+    }
+
+    /// Sets up `key` for RFC 2385's TCP MD5 signature, `MD5(data || key)`:
+    /// nothing before the message, the key after it.
+    pub fn suffix_only(key: &[u8]) -> KeyedMd5Key {
+        KeyedMd5Key {
+            prefix: Md5::new(),
+            state: Md5Compression::IV,
+            prefix_len: 0,
             key: Zeroizing::new(key.to_vec()),
         }
     }

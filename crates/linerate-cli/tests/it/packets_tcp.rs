@@ -1,0 +1,263 @@
+//! `linerate packets --alg tcp-md5` (RFC 2385) against the Linux kernel and
+//! tcpdump: the kernel signs a loopback connection (setsockopt TCP_MD5SIG
+//! on both ends, `scripts/tcp_md5_kernel.py` captures it with an AF_PACKET
+//! socket), and linerate accepts every segment with the right key and
+//! rejects every one with a wrong key; a connection without the option is
+//! "no TCP-MD5 option". What linerate signs, `tcpdump -M KEY` calls valid
+//! (digest and TCP checksum), and a tampered segment invalid, here and in
+//! linerate's own verify. IPv4 and IPv6.
+//!
+//! The kernel capture needs CAP_NET_RAW and tcpdump its Debian package:
+//! where either is missing the test says so, and fails under
+//! `LINERATE_PEERS=required` (scripts/test-all.sh).
+
+use crate::support::peer_missing;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const LINERATE: &str = env!("CARGO_BIN_EXE_linerate");
+const KEY: &str = "6267702d7065657220736563726574"; // "bgp-peer secret"
+const WRONG: &str = "6267702d7065657220736563726575";
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn linerate(args: &[&str]) -> Output {
+    Command::new(LINERATE).args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A loopback connection captured into `out`: signed by the kernel under
+/// `key`, or unsigned; `None` (after saying why) where it cannot be made.
+fn kernel_capture(out: &Path, family: &str, key: Option<&str>) -> Option<usize> {
+    let mut command = Command::new("python3");
+    command
+        .arg(repository().join("scripts/tcp_md5_kernel.py"))
+        .arg(out)
+        .args(["--family", family, "--bytes", "30000", "--segment", "1400"]);
+    if let Some(key) = key {
+        command.args(["--key", key]);
+    }
+    let run = command.output().expect("run python3");
+    if run.status.code() == Some(77) {
+        peer_missing(&format!(
+            "no kernel TCP-MD5 capture: {}",
+            text(&run.stderr).trim()
+        ));
+        return None;
+    }
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    // "N frames on port P"
+    let frames: usize = text(&run.stderr)
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a frame count");
+    assert!(frames > 20, "{frames} frames");
+    Some(frames)
+}
+
+fn verify(capture: &Path, key: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["packets", "verify", capture.to_str().unwrap()];
+    args.extend(["--alg", "tcp-md5", "--key-hex", key]);
+    args.extend(extra);
+    linerate(&args)
+}
+
+#[test]
+fn kernel_signed_segments_verify_with_the_key_and_fail_without() {
+    let dir = tempfile::tempdir().unwrap();
+    for family in ["4", "6"] {
+        let signed = dir.path().join(format!("kernel{family}.pcap"));
+        let Some(n) = kernel_capture(&signed, family, Some(KEY)) else {
+            return;
+        };
+        let good = verify(&signed, KEY, &[]);
+        assert_eq!(good.status.code(), Some(0), "{}", text(&good.stderr));
+        assert_eq!(
+            text(&good.stdout),
+            format!(
+                "{n} packets: {n} verified, 0 bad digest, 0 no TCP-MD5 option, 0 not TCP, 0 malformed\n"
+            ),
+            "IPv{family}"
+        );
+        let bad = verify(&signed, WRONG, &["-v"]);
+        assert_eq!(bad.status.code(), Some(1));
+        assert_eq!(
+            text(&bad.stdout),
+            format!(
+                "{n} packets: 0 verified, {n} bad digest, 0 no TCP-MD5 option, 0 not TCP, 0 malformed\n"
+            )
+        );
+        let name = signed.display().to_string();
+        let lines: Vec<String> = text(&bad.stderr).lines().map(str::to_string).collect();
+        assert_eq!(lines.len(), n);
+        assert_eq!(
+            lines[0],
+            format!("linerate: {name}: packet 1: bad TCP-MD5 digest")
+        );
+
+        // Signed again by linerate, every digest is the kernel's (the
+        // records differ only where the kernel left loopback's checksum
+        // to the offload: linerate's are whole).
+        let again = dir.path().join("again.pcap");
+        let out = linerate(&[
+            "packets",
+            "sign",
+            &name,
+            "-o",
+            again.to_str().unwrap(),
+            "--alg",
+            "tcp-md5",
+            "--key-hex",
+            KEY,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(digests(&signed), digests(&again));
+    }
+}
+
+#[test]
+fn a_connection_without_the_option_is_reported_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.pcap");
+    let Some(n) = kernel_capture(&plain, "4", None) else {
+        return;
+    };
+    let out = verify(&plain, KEY, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{n} packets: 0 verified, 0 bad digest, {n} no TCP-MD5 option, 0 not TCP, 0 malformed\n"
+        )
+    );
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "linerate: {}: nothing verified: no TCP segment with a TCP-MD5 option\n",
+            plain.display()
+        )
+    );
+}
+
+/// The TCP-MD5 digests of a capture's segments (Ethernet, IPv4 or IPv6
+/// without extension headers, as loopback carries them), in order.
+fn digests(capture: &Path) -> Vec<[u8; 16]> {
+    let data = std::fs::read(capture).unwrap();
+    let mut at = 24;
+    let mut found = Vec::new();
+    while at + 16 <= data.len() {
+        let caplen = u32::from_le_bytes(data[at + 8..at + 12].try_into().unwrap()) as usize;
+        let frame = &data[at + 16..at + 16 + caplen];
+        at += 16 + caplen;
+        let tcp = match frame[12..14] {
+            [0x08, 0x00] => 14 + usize::from(frame[14] & 0x0f) * 4,
+            [0x86, 0xdd] => 14 + 40,
+            _ => continue,
+        };
+        let header_len = usize::from(frame[tcp + 12] >> 4) * 4;
+        let mut i = tcp + 20;
+        while i < tcp + header_len {
+            match frame[i] {
+                0 => break,
+                1 => i += 1,
+                19 => {
+                    found.push(frame[i + 2..i + 18].try_into().unwrap());
+                    break;
+                }
+                _ => i += usize::from(frame[i + 1]),
+            }
+        }
+    }
+    found
+}
+
+/// tcpdump's verdicts on a capture under `key`: (valid, invalid, correct
+/// TCP checksums) counted from `tcpdump -nv -M`.
+fn tcpdump(capture: &Path, key: &str) -> Option<(usize, usize, usize)> {
+    let secret = String::from_utf8(hex::decode(key).unwrap()).unwrap();
+    let Ok(out) = Command::new("tcpdump")
+        .args(["-n", "-v", "-r"])
+        .arg(capture)
+        .args(["-M", &secret])
+        .output()
+    else {
+        peer_missing("tcpdump not installed (Debian package tcpdump)");
+        return None;
+    };
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dump = text(&out.stdout);
+    Some((
+        dump.matches("md5 valid").count(),
+        // tcpdump 4.99 prints "md5  (invalid)".
+        dump.matches("(invalid)").count(),
+        dump.matches("(correct)").count(),
+    ))
+}
+
+#[test]
+fn tcpdump_validates_what_linerate_signs() {
+    let dir = tempfile::tempdir().unwrap();
+    for family in ["4", "6"] {
+        let plain = dir.path().join(format!("plain{family}.pcap"));
+        let Some(n) = kernel_capture(&plain, family, None) else {
+            return;
+        };
+        let signed = dir.path().join(format!("signed{family}.pcap"));
+        let out = linerate(&[
+            "packets",
+            "sign",
+            plain.to_str().unwrap(),
+            "-o",
+            signed.to_str().unwrap(),
+            "--alg",
+            "tcp-md5",
+            "--key-hex",
+            KEY,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            format!("{n} packets: {n} signed, 0 skipped\n")
+        );
+        let Some(verdicts) = tcpdump(&signed, KEY) else {
+            return;
+        };
+        assert_eq!(
+            verdicts,
+            (n, 0, n),
+            "IPv{family}: valid, invalid, checksums correct"
+        );
+        assert_eq!(verify(&signed, KEY, &[]).status.code(), Some(0));
+
+        // One payload byte changed in the 10th record: tcpdump and linerate
+        // both call that segment, and only it, invalid.
+        let mut data = std::fs::read(&signed).unwrap();
+        let mut at = 24;
+        for _ in 0..9 {
+            let caplen = u32::from_le_bytes(data[at + 8..at + 12].try_into().unwrap()) as usize;
+            at += 16 + caplen;
+        }
+        let caplen = u32::from_le_bytes(data[at + 8..at + 12].try_into().unwrap()) as usize;
+        assert!(caplen > 200, "the 10th segment carries data");
+        data[at + 16 + caplen - 1] ^= 0x40;
+        let tampered = dir.path().join("tampered.pcap");
+        std::fs::write(&tampered, &data).unwrap();
+        let (valid, invalid, _) = tcpdump(&tampered, KEY).unwrap();
+        assert_eq!((valid, invalid), (n - 1, 1));
+        let out = verify(&tampered, KEY, &["-v"]);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "linerate: {}: packet 10: bad TCP-MD5 digest\n",
+                tampered.display()
+            )
+        );
+    }
+}
