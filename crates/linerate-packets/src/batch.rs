@@ -10,6 +10,7 @@ use crate::capture::{Capture, Item, Packet};
 use crate::mutable::icv_input;
 use crate::packet::{Located, locate};
 use crate::sign::{Inserted, insert_ah};
+use crate::tcp_ao;
 use crate::tcp_md5;
 
 /// The whole, unfragmented IP packets of a capture.
@@ -74,6 +75,32 @@ impl<'a> Packets<'a> {
                 let mut input = Vec::new();
                 scratch.clear();
                 if tcp_md5::build(p.data, at, &mut scratch, &mut input).is_ok() {
+                    out.inputs.push(input);
+                    out.seqs.push(0);
+                    out.ip_bytes += at.layout.len as u64;
+                }
+                continue;
+            }
+            if matches!(
+                alg,
+                MacAlgorithm::TcpAoHmacSha1_96 | MacAlgorithm::TcpAoAes128Cmac96
+            ) {
+                // The MAC input of the segment with its option in place
+                // (SNE 0, options covered); the bench times the MAC under
+                // one traffic key (the KDF runs once per connection).
+                scratch.clear();
+                if let Ok(placed) = tcp_ao::build(p.data, at, 0, 0, &mut scratch) {
+                    let mut input = Vec::new();
+                    let ip = placed.ip(&scratch);
+                    tcp_ao::mac_input(
+                        ip,
+                        placed.version,
+                        &placed.segment,
+                        &placed.option,
+                        0,
+                        true,
+                        &mut input,
+                    );
                     out.inputs.push(input);
                     out.seqs.push(0);
                     out.ip_bytes += at.layout.len as u64;

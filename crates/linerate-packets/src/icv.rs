@@ -22,20 +22,32 @@ pub const OFFERED: [MacAlgorithm; 5] = [
 ];
 
 /// Everything `linerate packets` signs and verifies with: the AH ICVs,
-/// then the TCP options' MACs (RFC 2385's TCP-MD5).
-pub const EVERY: [MacAlgorithm; 6] = [
+/// then the TCP options' MACs (RFC 2385's TCP-MD5, RFC 5925's TCP-AO).
+pub const EVERY: [MacAlgorithm; 8] = [
     MacAlgorithm::HmacMd5_96,
     MacAlgorithm::HmacSha1_96,
     MacAlgorithm::KeyedMd5,
     MacAlgorithm::Umac64,
     MacAlgorithm::Umac96,
     MacAlgorithm::TcpMd5,
+    MacAlgorithm::TcpAoHmacSha1_96,
+    MacAlgorithm::TcpAoAes128Cmac96,
 ];
 
 /// Whether `alg` protects TCP segments (an option) rather than IP packets
 /// (an AH).
 pub fn is_tcp(alg: MacAlgorithm) -> bool {
-    alg == MacAlgorithm::TcpMd5
+    tcp_ao(alg).is_some() || alg == MacAlgorithm::TcpMd5
+}
+
+/// The TCP-AO algorithm `alg` names, if it is one.
+pub fn tcp_ao(alg: MacAlgorithm) -> Option<crate::tcp_ao::AoAlgorithm> {
+    use crate::tcp_ao::AoAlgorithm;
+    match alg {
+        MacAlgorithm::TcpAoHmacSha1_96 => Some(AoAlgorithm::HmacSha1_96),
+        MacAlgorithm::TcpAoAes128Cmac96 => Some(AoAlgorithm::Aes128Cmac96),
+        _ => None,
+    }
 }
 
 /// The ICVs of `inputs` (with their AH sequence numbers, UMAC's nonces)
@@ -72,7 +84,13 @@ mod tests {
         }
         assert!(MacAlgorithm::from_name(b"hmac-md5", &OFFERED).is_err());
         assert_eq!(EVERY[..OFFERED.len()], OFFERED);
-        assert_eq!(EVERY.iter().filter(|a| is_tcp(**a)).count(), 1);
+        assert_eq!(EVERY.iter().filter(|a| is_tcp(**a)).count(), 3);
+        for a in EVERY.iter().filter_map(|a| tcp_ao(*a)) {
+            assert_eq!(
+                MacAlgorithm::from_name(a.name().as_bytes(), &EVERY).map(tcp_ao),
+                Ok(Some(a))
+            );
+        }
     }
 
     #[test]

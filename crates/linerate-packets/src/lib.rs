@@ -15,6 +15,8 @@
 //!   [`batch`]: a capture's packets as ICV inputs, for timing;
 //! - [`tcp`]: TCP segments, options, pseudo-header and checksum;
 //!   [`tcp_md5`]: RFC 2385's signature option, what BGP runs today;
+//!   [`tcp_ao`]: RFC 5925's authentication option, its KDFs and MACs;
+//!   [`tcp_ao_flows`]: connections followed for their ISNs and SNEs;
 //! - [`problem`]: why a packet was not signed or verified.
 
 #![forbid(unsafe_code)]
@@ -31,6 +33,8 @@ pub mod problem;
 pub mod sign;
 pub mod stream;
 pub mod tcp;
+pub mod tcp_ao;
+pub mod tcp_ao_flows;
 pub mod tcp_md5;
 pub mod verify;
 pub mod write;

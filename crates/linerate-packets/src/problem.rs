@@ -26,6 +26,9 @@ pub enum Kind {
     Unsupported,
     /// The capture file itself ends or breaks inside a record.
     Capture,
+    /// A TCP-AO segment of a connection whose SYNs the capture lacks: no
+    /// ISNs, so no traffic keys.
+    NoIsn,
 }
 
 impl Kind {
@@ -42,6 +45,7 @@ impl Kind {
             Kind::AlreadyAh => "already AH",
             Kind::Unsupported => "unsupported",
             Kind::Capture => "capture error",
+            Kind::NoIsn => "no SYN",
         }
     }
 }

@@ -21,6 +21,8 @@ use crate::mutable::icv_input;
 use crate::packet::{Located, locate};
 use crate::problem::{Kind, Problem, Tally};
 use crate::stream::CaptureReader;
+use crate::tcp_ao;
+use crate::tcp_ao_flows::Flows;
 use crate::tcp_md5::{self, Pending};
 use crate::write::{CaptureWriter, FLUSH_AT};
 
@@ -154,7 +156,6 @@ impl Batch {
 }
 
 /// How a capture is signed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Signing {
     /// An AH in every whole IP packet.
     Ah {
@@ -166,6 +167,9 @@ pub enum Signing {
     /// A TCP-MD5 option in every TCP segment (the key's algorithm is
     /// [`MacAlgorithm::TcpMd5`]).
     TcpMd5,
+    /// A TCP-AO option in every TCP segment of a connection whose SYNs are
+    /// in the capture, its MAC under the connection's traffic keys.
+    TcpAo(Box<Flows>),
 }
 
 /// What signing a capture came to.
@@ -198,7 +202,7 @@ pub fn sign<W: Write>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
     key: MacKey,
-    signing: &Signing,
+    signing: &mut Signing,
     note: &mut dyn FnMut(usize, &str),
 ) -> Result<Signed, SignError> {
     let alg = key.algorithm();
@@ -211,9 +215,9 @@ pub fn sign<W: Write>(
         tags: Vec::with_capacity(BATCH),
     };
     let mut done = Signed::default();
-    let mut next_seq = match *signing {
-        Signing::Ah { seq_start, .. } => u64::from(seq_start),
-        Signing::TcpMd5 => 0,
+    let mut next_seq = match signing {
+        Signing::Ah { seq_start, .. } => u64::from(*seq_start),
+        Signing::TcpMd5 | Signing::TcpAo(_) => 0,
     };
     while let Some(records) = reader.next_chunk().map_err(SignError::Read)? {
         for item in records {
@@ -235,12 +239,15 @@ pub fn sign<W: Write>(
                 }
             };
             done.packets += 1;
-            let outcome = match (locate(&packet), *signing) {
+            let outcome = match (locate(&packet), &mut *signing) {
                 (Ok(Some(at)), Signing::TcpMd5) => {
                     tcp_into(writer, &mut batch, &packet, &at).map_err(SignError::Write)?
                 }
+                (Ok(Some(at)), Signing::TcpAo(flows)) => {
+                    ao_into(writer, flows, &packet, &at).map_err(SignError::Write)?
+                }
                 (Ok(Some(at)), Signing::Ah { spi, .. }) => match u32::try_from(next_seq) {
-                    Ok(seq) => sign_into(writer, &mut batch, &packet, &at, spi, seq)
+                    Ok(seq) => sign_into(writer, &mut batch, &packet, &at, *spi, seq)
                         .map_err(SignError::Write)?,
                     Err(_) => Err(Problem::unsupported(
                         "sequence numbers exhausted: a new SA (another SPI or key) is needed",
@@ -256,7 +263,11 @@ pub fn sign<W: Write>(
                     Ok(())
                 }
                 Err(problem) => {
-                    note(packet.index, &problem.message);
+                    // TCP-AO's missing SYNs are said once per connection:
+                    // its later segments come with no message.
+                    if !problem.message.is_empty() {
+                        note(packet.index, &problem.message);
+                    }
                     done.skipped.add(problem.kind);
                     writer.packet(&packet, packet.data, packet.orig_len)
                 }
@@ -333,6 +344,53 @@ fn tcp_into<W: Write>(
         Err(problem) => {
             writer.abandon(open);
             Ok(Err(problem))
+        }
+    }
+}
+
+/// Writes `packet`'s record with a TCP-AO option and its MAC (computed
+/// now: each connection has its own traffic keys); on a problem, nothing
+/// is written.
+fn ao_into<W: Write>(
+    writer: &mut CaptureWriter<W>,
+    flows: &mut Flows,
+    packet: &Packet<'_>,
+    at: &Located,
+) -> io::Result<Result<(), Problem>> {
+    let grow = match tcp_ao::growth(packet.data, at) {
+        Ok(grow) => grow,
+        Err(problem) => return Ok(Err(problem)),
+    };
+    let key_id = flows.config.key_id.unwrap_or(0);
+    let rnext = flows.config.rnext_key_id.unwrap_or(key_id);
+    let orig_len = packet.orig_len.saturating_add(grow as u32);
+    let open = writer.begin(packet, packet.data.len() + grow, orig_len)?;
+    let placed = match tcp_ao::build(packet.data, at, key_id, rnext, &mut writer.buf) {
+        Ok(placed) => placed,
+        Err(problem) => {
+            writer.abandon(open);
+            return Ok(Err(problem));
+        }
+    };
+    let ip = placed.ip(&writer.buf);
+    match flows.mac(ip, placed.version, &placed.segment, &placed.option) {
+        Ok(mac) => {
+            tcp_ao::seal(&mut writer.buf, &placed, &mac);
+            writer.end(packet, open);
+            Ok(Ok(()))
+        }
+        Err(no_isn) => {
+            writer.abandon(open);
+            let message = if no_isn.first {
+                format!(
+                    "connection {}: its SYNs are not in the capture (TCP-AO's traffic keys \
+                     need both ISNs): its segments are copied unsigned",
+                    no_isn.connection
+                )
+            } else {
+                String::new()
+            };
+            Ok(Err(Problem::new(Kind::NoIsn, message)))
         }
     }
 }

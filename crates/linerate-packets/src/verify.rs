@@ -18,6 +18,9 @@ use crate::mutable::{self, icv_input};
 use crate::packet::locate;
 use crate::problem::{Kind, Problem};
 use crate::stream::CaptureReader;
+use crate::tcp;
+use crate::tcp_ao;
+use crate::tcp_ao_flows::Flows;
 use crate::tcp_md5;
 
 const BATCH: usize = 256;
@@ -36,8 +39,14 @@ enum Verdict {
     /// Not protected the way asked: no AH (under the SPI), no TCP-MD5
     /// option.
     Unprotected,
-    /// No TCP in it (TCP-MD5 only).
+    /// No TCP in it (TCP options only).
     NotTcp,
+    /// Checked already, and right (TCP-AO, whose keys differ per
+    /// connection, is checked at once).
+    Good,
+    /// A TCP-AO segment whose connection has no ISNs here: the message
+    /// the first time, empty after.
+    NoIsn(String),
     BadIcv(String),
     Malformed(Problem),
     /// Its ICV input, sequence number and received ICV (into the slot).
@@ -55,18 +64,22 @@ pub struct Verified {
     /// Packets without the protection asked for: no AH (under the SPI),
     /// or TCP segments without a TCP-MD5 option.
     pub unprotected: usize,
-    /// Packets without TCP, when TCP-MD5 is checked.
+    /// Packets without TCP, when a TCP option is checked.
     pub not_tcp: usize,
+    /// TCP-AO segments of connections whose SYNs the capture lacks.
+    pub no_isn: usize,
     pub malformed: usize,
 }
 
 /// What is checked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Checking {
     /// Every AH, or those with this SPI.
     Ah { spi: Option<u32> },
     /// Every TCP-MD5 option (the key's algorithm is TCP-MD5).
     TcpMd5,
+    /// Every TCP-AO option (with the configured KeyID, if one is), under
+    /// the connections' traffic keys.
+    TcpAo(Box<Flows>),
 }
 
 /// What a notice is about.
@@ -82,18 +95,19 @@ pub enum Finding {
 fn classify(
     packet: &Packet<'_>,
     alg: MacAlgorithm,
-    checking: Checking,
+    checking: &mut Checking,
     slot: &mut Check,
 ) -> Verdict {
     let at = match locate(packet) {
         Ok(Some(at)) => at,
-        Ok(None) if checking == Checking::TcpMd5 => return Verdict::NotTcp,
+        Ok(None) if !matches!(checking, Checking::Ah { .. }) => return Verdict::NotTcp,
         Ok(None) => return Verdict::Unprotected,
         Err(p) => return Verdict::Malformed(p),
     };
     let spi = match checking {
-        Checking::Ah { spi } => spi,
+        Checking::Ah { spi } => *spi,
         Checking::TcpMd5 => return classify_tcp(packet, &at, slot),
+        Checking::TcpAo(flows) => return check_ao(packet, &at, flows),
     };
     let layout = at.layout;
     let ip = &packet.data[at.ip_at..at.ip_at + layout.len];
@@ -164,6 +178,43 @@ fn classify_tcp(packet: &Packet<'_>, at: &crate::packet::Located, slot: &mut Che
     Verdict::Check
 }
 
+/// Checks a located packet's TCP-AO option at once.
+fn check_ao(packet: &Packet<'_>, at: &crate::packet::Located, flows: &mut Flows) -> Verdict {
+    let ip = &packet.data[at.ip_at..at.ip_at + at.layout.len];
+    let seg = match tcp::locate(ip, &at.layout) {
+        Ok(Some(seg)) => seg,
+        Ok(None) => return Verdict::NotTcp,
+        Err(p) => return Verdict::Malformed(p),
+    };
+    let option = match tcp_ao::find(ip, &seg) {
+        Ok(Some(o)) => o,
+        Ok(None) => return Verdict::Unprotected,
+        Err(p) => return Verdict::Malformed(p),
+    };
+    if flows.config.key_id.is_some_and(|k| k != option.key_id) {
+        return Verdict::Unprotected;
+    }
+    match flows.mac(ip, at.layout.version, &seg, &option) {
+        Ok(mac) => {
+            let carried = &ip[option.at + 4..option.at + tcp_ao::OPTION_LEN];
+            if bool::from(mac[..].ct_eq(carried)) {
+                Verdict::Good
+            } else {
+                Verdict::BadIcv("bad TCP-AO MAC".to_string())
+            }
+        }
+        Err(no_isn) => Verdict::NoIsn(if no_isn.first {
+            format!(
+                "connection {}: its SYNs are not in the capture (TCP-AO's traffic keys need \
+                 both ISNs): its segments are not verified",
+                no_isn.connection
+            )
+        } else {
+            String::new()
+        }),
+    }
+}
+
 /// Computes the batch's ICVs and compares them.
 fn check_batch(
     keyed: &mut MacKey,
@@ -199,7 +250,7 @@ fn check_batch(
 pub fn verify(
     reader: &mut CaptureReader,
     keyed: &mut MacKey,
-    checking: Checking,
+    mut checking: Checking,
     note: &mut dyn FnMut(usize, &str, Finding),
 ) -> io::Result<Verified> {
     let alg = keyed.algorithm();
@@ -219,9 +270,16 @@ pub fn verify(
                 }
             };
             counts.packets += 1;
-            match classify(&packet, alg, checking, &mut batch[used]) {
+            match classify(&packet, alg, &mut checking, &mut batch[used]) {
                 Verdict::Unprotected => counts.unprotected += 1,
                 Verdict::NotTcp => counts.not_tcp += 1,
+                Verdict::Good => counts.verified += 1,
+                Verdict::NoIsn(m) => {
+                    counts.no_isn += 1;
+                    if !m.is_empty() {
+                        note(packet.index, &m, Finding::Malformed);
+                    }
+                }
                 Verdict::BadIcv(m) => {
                     counts.bad += 1;
                     note(packet.index, &m, Finding::BadIcv);

@@ -169,6 +169,15 @@ pub enum MacAlgorithm {
     /// data is a segment's pseudo-header, header and payload. What BGP
     /// sessions run today.
     TcpMd5,
+    /// TCP-AO's HMAC-SHA-1-96 (RFC 5925, 5926): as a MAC, HMAC-SHA-1-96
+    /// under the key; on segments, under traffic keys that `linerate
+    /// packets` derives from this (master) key per connection.
+    TcpAoHmacSha1_96,
+    /// TCP-AO's AES-128-CMAC-96: as a MAC, AES-CMAC (RFC 4493) cut to 12
+    /// bytes, a key of other than 16 bytes first reduced to one by
+    /// AES-CMAC under the zero key (RFC 4615, RFC 5926's KDF); on
+    /// segments, under derived traffic keys.
+    TcpAoAes128Cmac96,
     /// UMAC-32 (RFC 4418), 4-byte tags.
     Umac32,
     /// UMAC-64, 8-byte tags.
@@ -214,13 +223,15 @@ pub const UMAC_MAX_NONCE_LEN: usize = 16;
 
 impl MacAlgorithm {
     /// Every MAC, in the order help texts list them.
-    pub const ALL: [MacAlgorithm; 10] = [
+    pub const ALL: [MacAlgorithm; 12] = [
         MacAlgorithm::HmacMd5,
         MacAlgorithm::HmacMd5_96,
         MacAlgorithm::HmacSha1,
         MacAlgorithm::HmacSha1_96,
         MacAlgorithm::KeyedMd5,
         MacAlgorithm::TcpMd5,
+        MacAlgorithm::TcpAoHmacSha1_96,
+        MacAlgorithm::TcpAoAes128Cmac96,
         MacAlgorithm::Umac32,
         MacAlgorithm::Umac64,
         MacAlgorithm::Umac96,
@@ -236,6 +247,8 @@ impl MacAlgorithm {
             MacAlgorithm::HmacSha1_96 => "hmac-sha1-96",
             MacAlgorithm::KeyedMd5 => "keyed-md5",
             MacAlgorithm::TcpMd5 => "tcp-md5",
+            MacAlgorithm::TcpAoHmacSha1_96 => "tcp-ao-hmac-sha1-96",
+            MacAlgorithm::TcpAoAes128Cmac96 => "tcp-ao-aes128-cmac-96",
             MacAlgorithm::Umac32 => "umac-32",
             MacAlgorithm::Umac64 => "umac-64",
             MacAlgorithm::Umac96 => "umac-96",
@@ -252,6 +265,8 @@ impl MacAlgorithm {
             MacAlgorithm::HmacSha1_96 => "HMAC-SHA1-96",
             MacAlgorithm::KeyedMd5 => "KEYED-MD5",
             MacAlgorithm::TcpMd5 => "TCP-MD5",
+            MacAlgorithm::TcpAoHmacSha1_96 => "TCP-AO-HMAC-SHA1-96",
+            MacAlgorithm::TcpAoAes128Cmac96 => "TCP-AO-AES128-CMAC-96",
             MacAlgorithm::Umac32 => "UMAC-32",
             MacAlgorithm::Umac64 => "UMAC-64",
             MacAlgorithm::Umac96 => "UMAC-96",
@@ -266,7 +281,11 @@ impl MacAlgorithm {
             | MacAlgorithm::KeyedMd5
             | MacAlgorithm::TcpMd5
             | MacAlgorithm::Umac128 => 16,
-            MacAlgorithm::HmacMd5_96 | MacAlgorithm::HmacSha1_96 | MacAlgorithm::Umac96 => 12,
+            MacAlgorithm::HmacMd5_96
+            | MacAlgorithm::HmacSha1_96
+            | MacAlgorithm::TcpAoHmacSha1_96
+            | MacAlgorithm::TcpAoAes128Cmac96
+            | MacAlgorithm::Umac96 => 12,
             MacAlgorithm::HmacSha1 => 20,
             MacAlgorithm::Umac32 => 4,
             MacAlgorithm::Umac64 => 8,

@@ -11,7 +11,7 @@ use linerate::MacAlgorithm;
 
 use crate::mac::key::{self, KeySource};
 use crate::sum::getopt::{Getopt, LongOption};
-use linerate_packets::icv::{EVERY, is_tcp};
+use linerate_packets::icv::{EVERY, is_tcp, tcp_ao};
 
 /// What to run.
 pub enum Command {
@@ -30,16 +30,27 @@ pub struct Keying {
 pub struct Sign {
     pub input: OsString,
     pub output: OsString,
-    /// The AH's SPI and first sequence number; `None` for TCP-MD5.
+    /// The AH's SPI and first sequence number; `None` for TCP options.
     pub ah: Option<(u32, u32)>,
     pub keying: Keying,
+    /// TCP-AO's KeyIDs and option flag.
+    pub ao: AoOptions,
     /// Write OUT even when IN is damaged (what was signed before).
     pub partial: bool,
+}
+
+/// TCP-AO's settings: `--key-id`, `--rnext-key-id`, `--exclude-options`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AoOptions {
+    pub key_id: Option<u8>,
+    pub rnext_key_id: Option<u8>,
+    pub exclude_options: bool,
 }
 
 pub struct Verify {
     pub input: OsString,
     pub keying: Keying,
+    pub ao: AoOptions,
     pub spi: Option<u32>,
     pub verbose: bool,
 }
@@ -63,6 +74,9 @@ enum Flag {
     KeyEnv,
     SeqStart,
     Jobs,
+    KeyId,
+    RnextKeyId,
+    ExcludeOptions,
 }
 
 const SHORT: &[(u8, Flag)] = &[(b'h', Flag::Help), (b'v', Flag::Verbose)];
@@ -78,6 +92,10 @@ const LONG: &[LongOption<Flag>] = &[
     LongOption {
         name: "partial",
         value: Flag::Partial,
+    },
+    LongOption {
+        name: "exclude-options",
+        value: Flag::ExcludeOptions,
     },
 ];
 const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[(b'o', Flag::Output), (b'j', Flag::Jobs)];
@@ -114,6 +132,14 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
         name: "threads",
         value: Flag::Jobs,
     },
+    LongOption {
+        name: "key-id",
+        value: Flag::KeyId,
+    },
+    LongOption {
+        name: "rnext-key-id",
+        value: Flag::RnextKeyId,
+    },
 ];
 
 /// Everything given, before the subcommand's checks.
@@ -129,6 +155,9 @@ struct Given {
     key_env: Option<OsString>,
     seq_start: Option<u32>,
     jobs: Option<usize>,
+    key_id: Option<u8>,
+    rnext_key_id: Option<u8>,
+    exclude_options: bool,
 }
 
 /// Parses `sign|verify|bench ARGS...`; the error is a one-line message.
@@ -156,6 +185,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             (Flag::Help, _) => return Ok(Command::Help),
             (Flag::Verbose, _) => given.verbose = true,
             (Flag::Partial, _) => given.partial = true,
+            (Flag::ExcludeOptions, _) => given.exclude_options = true,
             (flag, Some(argument)) => apply(&mut given, flag, argument)?,
             (_, None) => return Err("option requires an argument".into()),
         }
@@ -189,6 +219,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             let spi = given.spi;
             let seq_start = given.seq_start;
             let keying = keying(&sub, &mut given)?;
+            let ao = ao_options(&sub, &given, keying.alg)?;
             if is_tcp(keying.alg) {
                 not_ah(&sub, "--spi", spi.is_some(), keying.alg)?;
                 not_ah(&sub, "--seq-start", seq_start.is_some(), keying.alg)?;
@@ -197,6 +228,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
                     output,
                     ah: None,
                     keying,
+                    ao,
                     partial: given.partial,
                 }));
             }
@@ -219,6 +251,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
                 output,
                 ah: Some((spi, seq_start)),
                 keying,
+                ao,
                 partial: given.partial,
             }))
         }
@@ -231,9 +264,14 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             if is_tcp(keying.alg) {
                 not_ah(&sub, "--spi", given.spi.is_some(), keying.alg)?;
             }
+            if given.rnext_key_id.is_some() {
+                return Err("verify: --rnext-key-id is what sign writes: give --key-id".into());
+            }
+            let ao = ao_options(&sub, &given, keying.alg)?;
             Ok(Command::Verify(Verify {
                 input,
                 keying,
+                ao,
                 spi: given.spi,
                 verbose: given.verbose,
             }))
@@ -244,6 +282,10 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             refuse("--seq-start", given.seq_start.is_some())?;
             refuse("--spi", given.spi.is_some())?;
             refuse("-v", given.verbose)?;
+            refuse(
+                "--key-id, --rnext-key-id or --exclude-options",
+                given.key_id.is_some() || given.rnext_key_id.is_some() || given.exclude_options,
+            )?;
             refuse(
                 "a key",
                 given.key_file.is_some() || given.key_hex.is_some() || given.key_env.is_some(),
@@ -257,6 +299,22 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             Ok(Command::Bench(Bench { input, algs, jobs }))
         }
     }
+}
+
+/// TCP-AO's options, refused with any other algorithm.
+fn ao_options(sub: &str, given: &Given, alg: MacAlgorithm) -> Result<AoOptions, String> {
+    let ao = AoOptions {
+        key_id: given.key_id,
+        rnext_key_id: given.rnext_key_id,
+        exclude_options: given.exclude_options,
+    };
+    if tcp_ao(alg).is_none() && ao != AoOptions::default() {
+        return Err(format!(
+            "{sub}: --key-id, --rnext-key-id and --exclude-options are TCP-AO's, not {}'s",
+            alg.name()
+        ));
+    }
+    Ok(ao)
 }
 
 /// An AH option given with a TCP option's algorithm.
@@ -298,9 +356,17 @@ fn apply(given: &mut Given, flag: Flag, argument: OsString) -> Result<(), String
         Flag::Jobs => {
             given.jobs = Some(crate::sum::args::parse_threads(argument.as_bytes())?);
         }
-        Flag::Help | Flag::Verbose | Flag::Partial => {}
+        Flag::KeyId => given.key_id = Some(key_id(&text(), "--key-id")?),
+        Flag::RnextKeyId => given.rnext_key_id = Some(key_id(&text(), "--rnext-key-id")?),
+        Flag::Help | Flag::Verbose | Flag::Partial | Flag::ExcludeOptions => {}
     }
     Ok(())
+}
+
+/// A TCP-AO KeyID: 0 to 255.
+fn key_id(text: &str, option: &str) -> Result<u8, String> {
+    text.parse::<u8>()
+        .map_err(|_| format!("{option}: '{text}' is not a KeyID from 0 to 255"))
 }
 
 /// A 32-bit number in decimal or `0x` hex.

@@ -40,12 +40,15 @@ const HELP: &str = "\
 Usage: linerate packets sign IN -o OUT --spi N --alg ALG (--key-file F | --key-env V | --key-hex HEX)
                              [--seq-start N] [--partial]
        linerate packets sign IN -o OUT --alg tcp-md5 (--key-file F | ...) [--partial]
+       linerate packets sign IN -o OUT --alg tcp-ao-ALG (--key-file F | ...) [--key-id N]
+                             [--rnext-key-id N] [--exclude-options] [--partial]
        linerate packets verify IN --alg ALG (--key-file F | --key-env V | --key-hex HEX) [--spi N] [-v]
        linerate packets bench IN [--alg ALG]... [-j N]
-IP Authentication Headers (RFC 4302, transport mode), and the TCP MD5
-signature option (RFC 2385, what BGP sessions carry), on the packets of a
-capture: RFC 1810's question (can MD5 authenticate packets at the speed of
-the network?) asked of real traffic.
+IP Authentication Headers (RFC 4302, transport mode), the TCP MD5
+signature option (RFC 2385, what BGP sessions carry) and its successor
+TCP-AO (RFC 5925, 5926), on the packets of a capture: RFC 1810's question
+(can MD5 authenticate packets at the speed of the network?) asked of real
+traffic.
 
   sign     insert an AH into every whole IP packet of IN and write OUT (in
            IN's format: pcap or pcapng). The AH goes after the IPv4 header
@@ -89,6 +92,20 @@ ALG (ICV length in bytes):
                  copied unchanged and reported. verify prints 'N packets: A
                  verified, B bad digest, C no TCP-MD5 option, D not TCP, E
                  malformed'. No --spi or --seq-start.
+  tcp-ao-hmac-sha1-96, tcp-ao-aes128-cmac-96
+                 TCP-AO (RFC 5925) with RFC 5926's MACs: option kind 29
+                 (KeyID, RNextKeyID, 12-byte MAC) under traffic keys
+                 derived from the key (the master key) and each
+                 connection's addresses, ports and ISNs, which are taken
+                 from its SYNs in the capture (a connection without them
+                 is reported once, its segments not signed or verified);
+                 the MAC covers the SNE (sequence-number wraps are
+                 followed), the pseudo-header, the header with its options
+                 (--exclude-options: only TCP-AO's) and the payload. sign
+                 writes --key-id N (default 0) and --rnext-key-id N
+                 (default the KeyID); verify checks every KeyID, or only N
+                 with --key-id N, and prints 'N packets: A verified, B bad
+                 MAC, C no TCP-AO option, D no SYN, E not TCP, F malformed'.
 The MD5-based ones are for legacy interoperation; UMAC is not an IANA AH
 transform (for comparison only).
 
@@ -113,6 +130,10 @@ Options:
                          under a key where an earlier one has been)
       --partial        write OUT even from a damaged IN: the packets before
                          the damage (sign; exit 1)
+      --key-id=N       TCP-AO: the KeyID to write (sign) or to check (verify)
+      --rnext-key-id=N TCP-AO: the RNextKeyID to write (sign)
+      --exclude-options  TCP-AO: the MAC covers no TCP option but TCP-AO's
+                         (the key's option flag; both ends must agree)
   -v, --verbose        report each bad ICV (verify)
   -j, --threads=N      threads for bench's all-core run (default: all cores)
   -h, --help           this text
@@ -156,16 +177,39 @@ pub fn setup_error(message: &str) {
     eprintln!("{}: {message}", crate::PROGRAM);
 }
 
-/// The keyed ICV algorithm (the key read, checked, used and wiped), or
-/// the exit status after saying why not.
-pub fn keyed(keying: &args::Keying) -> Result<linerate::mac::MacKey, u8> {
+/// The keyed ICV algorithm and the key's bytes (read once, checked,
+/// wiped when dropped), or the exit status after saying why not.
+pub fn keyed(
+    keying: &args::Keying,
+) -> Result<(linerate::mac::MacKey, zeroize::Zeroizing<Vec<u8>>), u8> {
     match args::load_key(keying) {
-        Ok(key) => Ok(linerate::mac::MacKey::new(keying.alg, &key).expect("the key was checked")),
+        Ok(key) => Ok((
+            linerate::mac::MacKey::new(keying.alg, &key).expect("the key was checked"),
+            key,
+        )),
         Err(m) => {
             setup_error(&m);
             Err(EXIT_SETUP)
         }
     }
+}
+
+/// TCP-AO's connections under the key, if `keying` is TCP-AO's.
+pub fn ao_flows(
+    keying: &args::Keying,
+    key: zeroize::Zeroizing<Vec<u8>>,
+    ao: args::AoOptions,
+) -> Option<Box<linerate_packets::tcp_ao_flows::Flows>> {
+    let alg = linerate_packets::icv::tcp_ao(keying.alg)?;
+    Some(Box::new(linerate_packets::tcp_ao_flows::Flows::new(
+        linerate_packets::tcp_ao_flows::AoConfig {
+            alg,
+            master: key,
+            include_options: !ao.exclude_options,
+            key_id: ao.key_id,
+            rnext_key_id: ao.rnext_key_id,
+        },
+    )))
 }
 
 /// Opens the capture `path` to be read chunk by chunk, or says why not

@@ -16,7 +16,7 @@ use linerate_packets::problem::Kind;
 /// Runs `sign`; the exit status.
 pub fn run(args: super::args::Sign) -> u8 {
     let reporter = Reporter::new(&args.input, true);
-    let keyed = match super::keyed(&args.keying) {
+    let (keyed, key) = match super::keyed(&args.keying) {
         Ok(k) => k,
         Err(status) => return status,
     };
@@ -33,12 +33,13 @@ pub fn run(args: super::args::Sign) -> u8 {
         }
     };
     let mut writer = CaptureWriter::new(out);
-    let signing = match args.ah {
-        Some((spi, seq_start)) => Signing::Ah { spi, seq_start },
-        None => Signing::TcpMd5,
+    let mut signing = match (args.ah, super::ao_flows(&args.keying, key, args.ao)) {
+        (Some((spi, seq_start)), _) => Signing::Ah { spi, seq_start },
+        (None, Some(flows)) => Signing::TcpAo(flows),
+        (None, None) => Signing::TcpMd5,
     };
     let mut note = |index: usize, message: &str| reporter.packet(index, message);
-    let done = match sign(&mut reader, &mut writer, keyed, &signing, &mut note) {
+    let done = match sign(&mut reader, &mut writer, keyed, &mut signing, &mut note) {
         Ok(done) => done,
         Err(SignError::Read(e)) => {
             reporter.error(&reason(&e));

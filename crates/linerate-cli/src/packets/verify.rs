@@ -12,7 +12,7 @@ use super::{EXIT_FAILURE, EXIT_SETUP, EXIT_SUCCESS};
 pub fn run(args: super::args::Verify) -> u8 {
     let reporter = Reporter::new(&args.input, args.verbose);
     let always = Reporter::new(&args.input, true);
-    let mut keyed = match super::keyed(&args.keying) {
+    let (mut keyed, key) = match super::keyed(&args.keying) {
         Ok(k) => k,
         Err(status) => return status,
     };
@@ -25,10 +25,12 @@ pub fn run(args: super::args::Verify) -> u8 {
         Finding::Malformed => always.packet(index, message),
     };
     let tcp = is_tcp(args.keying.alg);
-    let checking = if tcp {
-        Checking::TcpMd5
-    } else {
-        Checking::Ah { spi: args.spi }
+    let ao = super::ao_flows(&args.keying, key, args.ao);
+    let ao_name = ao.as_ref().map(|_| args.keying.alg.name());
+    let checking = match ao {
+        Some(flows) => Checking::TcpAo(flows),
+        None if tcp => Checking::TcpMd5,
+        None => Checking::Ah { spi: args.spi },
     };
     let counts = match verify(&mut reader, &mut keyed, checking, &mut note) {
         Ok(counts) => counts,
@@ -37,7 +39,18 @@ pub fn run(args: super::args::Verify) -> u8 {
             return EXIT_SETUP;
         }
     };
-    reporter.summary(&if tcp {
+    reporter.summary(&if ao_name.is_some() {
+        format!(
+            "{} packets: {} verified, {} bad MAC, {} no TCP-AO option, {} no SYN, {} not TCP, {} malformed",
+            counts.packets,
+            counts.verified,
+            counts.bad,
+            counts.unprotected,
+            counts.no_isn,
+            counts.not_tcp,
+            counts.malformed
+        )
+    } else if tcp {
         format!(
             "{} packets: {} verified, {} bad digest, {} no TCP-MD5 option, {} not TCP, {} malformed",
             counts.packets,
@@ -56,6 +69,10 @@ pub fn run(args: super::args::Verify) -> u8 {
     if counts.verified + counts.bad == 0 {
         // A check that checked nothing is no success.
         let what = match (tcp, args.spi) {
+            (true, _) if ao_name.is_some() => {
+                "no TCP segment with a TCP-AO option (of a connection whose SYNs are here)"
+                    .to_string()
+            }
             (true, _) => "no TCP segment with a TCP-MD5 option".to_string(),
             (false, Some(spi)) => format!("no AH packet with SPI {spi}"),
             (false, None) => "no AH packet".to_string(),
@@ -63,7 +80,7 @@ pub fn run(args: super::args::Verify) -> u8 {
         always.error(&format!("nothing verified: {what}"));
         return EXIT_FAILURE;
     }
-    if counts.bad == 0 && counts.malformed == 0 {
+    if counts.bad == 0 && counts.malformed == 0 && counts.no_isn == 0 {
         EXIT_SUCCESS
     } else {
         EXIT_FAILURE

@@ -9,6 +9,7 @@
 use zeroize::Zeroizing;
 
 use crate::Md5;
+use crate::mac::cmac::AesCmacKey;
 use crate::mac::hmac::HmacStream;
 use crate::mac::hmac::{HmacKey, HmacMd5Key, HmacSha1Key};
 use crate::mac::keyed_md5::KeyedMd5Key;
@@ -30,6 +31,7 @@ enum Inner {
     HmacMd5(Box<HmacMd5Key>, Box<HmacKey<Md5>>),
     HmacSha1(Box<HmacSha1Key>, Box<HmacKey<sha1::Sha1>>),
     KeyedMd5(Box<KeyedMd5Key>),
+    Cmac(Box<AesCmacKey>),
     Umac(Box<Umac>),
 }
 
@@ -42,11 +44,12 @@ impl MacKey {
             MacAlgorithm::HmacMd5 | MacAlgorithm::HmacMd5_96 => {
                 Inner::HmacMd5(Box::new(HmacMd5Key::new(key)), Box::new(HmacKey::new(key)))
             }
-            MacAlgorithm::HmacSha1 | MacAlgorithm::HmacSha1_96 => {
+            MacAlgorithm::HmacSha1 | MacAlgorithm::HmacSha1_96 | MacAlgorithm::TcpAoHmacSha1_96 => {
                 Inner::HmacSha1(Box::new(HmacSha1Key::new(key)), Box::new(HmacKey::new(key)))
             }
             MacAlgorithm::KeyedMd5 => Inner::KeyedMd5(Box::new(KeyedMd5Key::new(key))),
             MacAlgorithm::TcpMd5 => Inner::KeyedMd5(Box::new(KeyedMd5Key::suffix_only(key))),
+            MacAlgorithm::TcpAoAes128Cmac96 => Inner::Cmac(Box::new(AesCmacKey::new(key))),
             MacAlgorithm::Umac32
             | MacAlgorithm::Umac64
             | MacAlgorithm::Umac96
@@ -80,6 +83,7 @@ impl MacKey {
             Inner::HmacMd5(_, key) => StreamState::HmacMd5(key.stream()),
             Inner::HmacSha1(_, key) => StreamState::HmacSha1(key.stream()),
             Inner::KeyedMd5(key) => StreamState::KeyedMd5(key, key.prefix()),
+            Inner::Cmac(key) => StreamState::Cmac(Box::new(key.stream())),
             Inner::Umac(umac) => StreamState::Umac(Box::new(umac.start())),
         };
         MacStream { state, len }
@@ -113,6 +117,11 @@ impl MacKey {
                 }
             }
             Inner::KeyedMd5(key) => key.tag_many_into(messages, out),
+            Inner::Cmac(key) => {
+                for (message, slot) in messages.iter().zip(out.iter_mut()) {
+                    slot[..len].copy_from_slice(&key.tag(message)[..len]);
+                }
+            }
             Inner::Umac(umac) => {
                 let mut tags = Vec::with_capacity(messages.len());
                 umac.tag_many(messages, &nonces[..messages.len()], &mut tags)?;
@@ -132,6 +141,7 @@ impl Clone for MacKey {
             Inner::HmacMd5(raw, generic) => Inner::HmacMd5(raw.clone(), generic.clone()),
             Inner::HmacSha1(raw, generic) => Inner::HmacSha1(raw.clone(), generic.clone()),
             Inner::KeyedMd5(key) => Inner::KeyedMd5(key.clone()),
+            Inner::Cmac(key) => Inner::Cmac(key.clone()),
             Inner::Umac(umac) => Inner::Umac(umac.clone()),
         };
         MacKey {
@@ -158,6 +168,7 @@ enum StreamState<'k> {
     HmacMd5(HmacStream<'k, Md5>),
     HmacSha1(HmacStream<'k, sha1::Sha1>),
     KeyedMd5(&'k KeyedMd5Key, Md5),
+    Cmac(Box<cmac::Cmac<aes::Aes128>>),
     Umac(Box<UmacState<'k>>),
 }
 
@@ -168,6 +179,7 @@ impl MacStream<'_> {
             StreamState::HmacMd5(s) => s.update(data),
             StreamState::HmacSha1(s) => s.update(data),
             StreamState::KeyedMd5(_, md5) => md5.update(data),
+            StreamState::Cmac(mac) => cmac::Mac::update(mac.as_mut(), data),
             StreamState::Umac(s) => s.update(data),
         }
     }
@@ -179,6 +191,7 @@ impl MacStream<'_> {
             StreamState::HmacMd5(s) => s.finalize().to_vec(),
             StreamState::HmacSha1(s) => s.finalize().to_vec(),
             StreamState::KeyedMd5(key, md5) => key.finish(md5).to_vec(),
+            StreamState::Cmac(mac) => cmac::Mac::finalize(*mac).into_bytes().to_vec(),
             StreamState::Umac(s) => s.finalize(nonce)?.as_bytes().to_vec(),
         };
         Ok(tag[..self.len].to_vec())
@@ -240,6 +253,9 @@ mod tests {
         let mut suffixed = m.clone();
         suffixed.extend_from_slice(&key);
         assert_eq!(tag(MacAlgorithm::TcpMd5), crate::md5(&suffixed));
+        assert_eq!(tag(MacAlgorithm::TcpAoHmacSha1_96), hmac_sha1[..12]);
+        let cmac = crate::mac::cmac::AesCmacKey::new(&key).tag(&m);
+        assert_eq!(tag(MacAlgorithm::TcpAoAes128Cmac96), cmac[..12]);
         let key16: [u8; 16] = key[..16].try_into().unwrap();
         let mut umac = Umac::new(&key16, crate::mac::umac::TagBits::B64);
         let want = umac.tag(&m, b"12345678").unwrap();
