@@ -17,6 +17,8 @@
 //!   [`tcp_md5`]: RFC 2385's signature option, what BGP runs today;
 //!   [`tcp_ao`]: RFC 5925's authentication option, its KDFs and MACs;
 //!   [`tcp_ao_flows`]: connections followed for their ISNs and SNEs;
+//! - [`keys`]: keys per connection (address prefixes and ports), as
+//!   routers configure TCP-MD5 and TCP-AO per peer;
 //! - [`problem`]: why a packet was not signed or verified.
 
 #![forbid(unsafe_code)]
@@ -26,6 +28,7 @@ pub mod batch;
 pub mod capture;
 pub mod icv;
 pub mod ip;
+pub mod keys;
 pub mod link;
 pub mod mutable;
 pub mod packet;

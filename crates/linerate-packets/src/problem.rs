@@ -29,6 +29,8 @@ pub enum Kind {
     /// A TCP-AO segment of a connection whose SYNs the capture lacks: no
     /// ISNs, so no traffic keys.
     NoIsn,
+    /// A TCP segment whose connection has no line in the key table.
+    NoKey,
 }
 
 impl Kind {
@@ -46,6 +48,7 @@ impl Kind {
             Kind::Unsupported => "unsupported",
             Kind::Capture => "capture error",
             Kind::NoIsn => "no SYN",
+            Kind::NoKey => "no key",
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::ah;
 use crate::capture::{Item, Packet};
 use crate::icv;
 use crate::ip::{self, AH};
+use crate::keys::KeyTable;
 use crate::mutable::icv_input;
 use crate::packet::{Located, locate};
 use crate::problem::{Kind, Problem, Tally};
@@ -25,6 +26,7 @@ use crate::tcp_ao;
 use crate::tcp_ao_flows::Flows;
 use crate::tcp_md5::{self, Pending};
 use crate::write::{CaptureWriter, FLUSH_AT};
+use linerate::lanes::many::md5_many_into;
 
 /// Packets whose ICVs are computed together.
 const BATCH: usize = 256;
@@ -126,7 +128,9 @@ enum Slot {
 
 /// The signed packets of the writer's buffer whose tags are still zero.
 struct Batch {
-    keyed: MacKey,
+    /// The AH's MAC; `None` for TCP-MD5, whose inputs end with their
+    /// connection's key and are plain MD5.
+    keyed: Option<MacKey>,
     alg: MacAlgorithm,
     /// Tag inputs, reused; the first `seqs.len()` are this batch's.
     inputs: Vec<Vec<u8>>,
@@ -142,7 +146,10 @@ impl Batch {
         let n = self.seqs.len();
         let refs: Vec<&[u8]> = self.inputs[..n].iter().map(Vec::as_slice).collect();
         self.tags.resize(n, [0; 16]);
-        icv::tags(&mut self.keyed, &refs, &self.seqs, &mut self.tags);
+        match &mut self.keyed {
+            Some(keyed) => icv::tags(keyed, &refs, &self.seqs, &mut self.tags),
+            None => md5_many_into(&refs, &mut self.tags),
+        }
         let len = self.alg.tag_len();
         for (slot, tag) in self.slots.iter().zip(&self.tags) {
             match slot {
@@ -155,18 +162,19 @@ impl Batch {
     }
 }
 
-/// How a capture is signed.
+/// How a capture is signed, and with which keys.
 pub enum Signing {
     /// An AH in every whole IP packet.
     Ah {
+        /// The ICV's algorithm and key.
+        key: MacKey,
         /// The Security Parameters Index of every AH.
         spi: u32,
         /// The first packet's sequence number.
         seq_start: u32,
     },
-    /// A TCP-MD5 option in every TCP segment (the key's algorithm is
-    /// [`MacAlgorithm::TcpMd5`]).
-    TcpMd5,
+    /// A TCP-MD5 option in every TCP segment, under its connection's key.
+    TcpMd5(Box<KeyTable>),
     /// A TCP-AO option in every TCP segment of a connection whose SYNs are
     /// in the capture, its MAC under the connection's traffic keys.
     TcpAo(Box<Flows>),
@@ -194,20 +202,22 @@ pub enum SignError {
     Write(#[source] io::Error),
 }
 
-/// Signs every packet `reader` reads with `key` into `writer`; `note`
-/// hears of every packet copied unchanged (its index counted from 1, and
-/// why). The writer is left holding the whole output, to be finished by
-/// the caller.
+/// Signs every packet `reader` reads as `signing` says into `writer`;
+/// `note` hears of every packet copied unchanged (its index counted from
+/// 1, and why). The writer is left holding the whole output, to be
+/// finished by the caller.
 pub fn sign<W: Write>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
-    key: MacKey,
-    signing: &mut Signing,
+    mut signing: Signing,
     note: &mut dyn FnMut(usize, &str),
 ) -> Result<Signed, SignError> {
-    let alg = key.algorithm();
+    let (keyed, alg) = match &signing {
+        Signing::Ah { key, .. } => (Some(key.clone()), key.algorithm()),
+        Signing::TcpMd5(_) | Signing::TcpAo(_) => (None, MacAlgorithm::TcpMd5),
+    };
     let mut batch = Batch {
-        keyed: key,
+        keyed,
         alg,
         inputs: (0..BATCH).map(|_| Vec::new()).collect(),
         seqs: Vec::with_capacity(BATCH),
@@ -215,9 +225,10 @@ pub fn sign<W: Write>(
         tags: Vec::with_capacity(BATCH),
     };
     let mut done = Signed::default();
-    let mut next_seq = match signing {
+    let mut unkeyed = std::collections::HashSet::new();
+    let mut next_seq = match &signing {
         Signing::Ah { seq_start, .. } => u64::from(*seq_start),
-        Signing::TcpMd5 | Signing::TcpAo(_) => 0,
+        Signing::TcpMd5(_) | Signing::TcpAo(_) => 0,
     };
     while let Some(records) = reader.next_chunk().map_err(SignError::Read)? {
         for item in records {
@@ -239,9 +250,9 @@ pub fn sign<W: Write>(
                 }
             };
             done.packets += 1;
-            let outcome = match (locate(&packet), &mut *signing) {
-                (Ok(Some(at)), Signing::TcpMd5) => {
-                    tcp_into(writer, &mut batch, &packet, &at).map_err(SignError::Write)?
+            let outcome = match (locate(&packet), &mut signing) {
+                (Ok(Some(at)), Signing::TcpMd5(keys)) => {
+                    tcp_into(writer, &mut batch, keys, &packet, &at).map_err(SignError::Write)?
                 }
                 (Ok(Some(at)), Signing::TcpAo(flows)) => {
                     ao_into(writer, flows, &packet, &at).map_err(SignError::Write)?
@@ -263,9 +274,11 @@ pub fn sign<W: Write>(
                     Ok(())
                 }
                 Err(problem) => {
-                    // TCP-AO's missing SYNs are said once per connection:
-                    // its later segments come with no message.
-                    if !problem.message.is_empty() {
+                    // TCP-AO's missing SYNs and missing keys are said once
+                    // per direction of a connection.
+                    let repeated =
+                        problem.kind == Kind::NoKey && !unkeyed.insert(problem.message.clone());
+                    if !problem.message.is_empty() && !repeated {
                         note(packet.index, &problem.message);
                     }
                     done.skipped.add(problem.kind);
@@ -324,6 +337,7 @@ fn sign_into<W: Write>(
 fn tcp_into<W: Write>(
     writer: &mut CaptureWriter<W>,
     batch: &mut Batch,
+    keys: &KeyTable,
     packet: &Packet<'_>,
     at: &Located,
 ) -> io::Result<Result<(), Problem>> {
@@ -331,11 +345,16 @@ fn tcp_into<W: Write>(
         Ok(grow) => grow,
         Err(problem) => return Ok(Err(problem)),
     };
+    let Some(key) = tcp_md5::key_for(packet.data, at, keys) else {
+        let ip = &packet.data[at.ip_at..at.ip_at + at.layout.len];
+        return Ok(Err(unkeyed(ip, at)));
+    };
     let orig_len = packet.orig_len.saturating_add(grow as u32);
     let open = writer.begin(packet, packet.data.len() + grow, orig_len)?;
     let input = &mut batch.inputs[batch.seqs.len()];
     match tcp_md5::build(packet.data, at, &mut writer.buf, input) {
         Ok(pending) => {
+            input.extend_from_slice(key);
             writer.end(packet, open);
             batch.seqs.push(0);
             batch.slots.push(Slot::TcpMd5(pending));
@@ -379,6 +398,16 @@ fn ao_into<W: Write>(
             writer.end(packet, open);
             Ok(Ok(()))
         }
+        Err(no_isn) if no_isn.no_key => {
+            writer.abandon(open);
+            Ok(Err(Problem::new(
+                Kind::NoKey,
+                format!(
+                    "connection {}: no key in the key table: its segments are copied unsigned",
+                    no_isn.connection
+                ),
+            )))
+        }
         Err(no_isn) => {
             writer.abandon(open);
             let message = if no_isn.first {
@@ -393,4 +422,18 @@ fn ao_into<W: Write>(
             Ok(Err(Problem::new(Kind::NoIsn, message)))
         }
     }
+}
+
+/// The problem of a TCP segment whose connection has no key.
+fn unkeyed(ip: &[u8], at: &Located) -> Problem {
+    let connection = match crate::tcp::locate(ip, &at.layout) {
+        Ok(Some(seg)) => crate::tcp::describe(ip, at.layout.version, &seg),
+        _ => "?".to_string(),
+    };
+    Problem::new(
+        Kind::NoKey,
+        format!(
+            "connection {connection}: no key in the key table: its segments are copied unsigned"
+        ),
+    )
 }

@@ -165,6 +165,28 @@ pub fn pseudo_header(ip: &[u8], version: Version, segment_len: usize, out: &mut 
     }
 }
 
+/// `10.0.0.1:179 > 10.0.0.2:40000` or `[fd00::1]:179 > [fd00::2]:40000`.
+pub fn describe(ip: &[u8], version: Version, seg: &Segment) -> String {
+    let port = |at: usize| u16::from_be_bytes([ip[seg.at + at], ip[seg.at + at + 1]]);
+    let (src, dst) = match version {
+        Version::V4 => {
+            let a = |at: usize| {
+                let b: [u8; 4] = ip[at..at + 4].try_into().expect("4 bytes");
+                std::net::Ipv4Addr::from(b).to_string()
+            };
+            (a(12), a(16))
+        }
+        Version::V6 => {
+            let a = |at: usize| {
+                let b: [u8; 16] = ip[at..at + 16].try_into().expect("16 bytes");
+                format!("[{}]", std::net::Ipv6Addr::from(b))
+            };
+            (a(8), a(24))
+        }
+    };
+    format!("{src}:{} > {dst}:{}", port(0), port(2))
+}
+
 /// The checksum of `segment` (its checksum field read as zero) under the
 /// pseudo-header of `ip`.
 pub fn checksum(ip: &[u8], version: Version, segment: &[u8]) -> u16 {

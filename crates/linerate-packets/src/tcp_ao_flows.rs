@@ -10,17 +10,17 @@
 
 use std::collections::HashMap;
 
-use zeroize::Zeroizing;
-
 use crate::ip::Version;
-use crate::tcp::Segment;
+use crate::keys::KeyTable;
+use crate::tcp::{self, Segment};
 use crate::tcp_ao::{self, AoAlgorithm, AoOption, MAC_LEN, TrafficKey};
 
-/// How TCP-AO is applied: the algorithm, the master key (one Master Key
-/// Tuple), whether the MAC covers the TCP options, and the KeyIDs.
+/// How TCP-AO is applied: the algorithm, the master keys (one per
+/// connection, from a key table, or one for all), whether the MAC covers
+/// the TCP options, and the KeyIDs.
 pub struct AoConfig {
     pub alg: AoAlgorithm,
-    pub master: Zeroizing<Vec<u8>>,
+    pub keys: KeyTable,
     /// RFC 5925's TCP option flag: `false` excludes every option but
     /// TCP-AO from the MAC.
     pub include_options: bool,
@@ -45,13 +45,16 @@ struct Direction {
     keys: HashMap<(u32, u32), TrafficKey>,
 }
 
-/// Why a segment's MAC could not be computed.
+/// Why a segment's MAC could not be computed: its connection's SYNs are
+/// not in the capture, or the key table has no key for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NoIsn {
     /// "10.0.0.1:179 > 10.0.0.2:40000" (the segment's direction).
     pub connection: String,
     /// Whether this is the connection's first such segment (say it once).
     pub first: bool,
+    /// `true`: no key; `false`: no ISNs.
+    pub no_key: bool,
 }
 
 /// The connections of a capture under one configuration.
@@ -76,25 +79,6 @@ fn ids(ip: &[u8], version: Version, seg: &Segment) -> (DirectionId, DirectionId)
         [src, dst, sport, dport].concat(),
         [dst, src, dport, sport].concat(),
     )
-}
-
-/// `10.0.0.1:179 > 10.0.0.2:40000` or `[fd00::1]:179 > [fd00::2]:40000`.
-fn describe(ip: &[u8], version: Version, seg: &Segment) -> String {
-    let port = |at: usize| u16::from_be_bytes([ip[seg.at + at], ip[seg.at + at + 1]]);
-    let (src, dst) = match version {
-        Version::V4 => {
-            let a = |at: usize| std::net::Ipv4Addr::from(be32(ip, at)).to_string();
-            (a(12), a(16))
-        }
-        Version::V6 => {
-            let a = |at: usize| {
-                let b: [u8; 16] = ip[at..at + 16].try_into().expect("16 bytes");
-                format!("[{}]", std::net::Ipv6Addr::from(b))
-            };
-            (a(8), a(24))
-        }
-    };
-    format!("{src}:{} > {dst}:{}", port(0), port(2))
 }
 
 impl Flows {
@@ -140,17 +124,25 @@ impl Flows {
             self.directions.get(&reverse).and_then(|d| d.isn)
         };
         let own = self.directions.get(&id).and_then(|d| d.isn);
+        let Some(master) = self.config.keys.key_for(ip, version, seg) else {
+            let first = self.reported.insert(id);
+            return Err(NoIsn {
+                connection: tcp::describe(ip, version, seg),
+                first,
+                no_key: true,
+            });
+        };
         let (Some(own_isn), Some(peer_isn)) = (own, peer_isn) else {
             let first = self.reported.insert(id);
             return Err(NoIsn {
-                connection: describe(ip, version, seg),
+                connection: tcp::describe(ip, version, seg),
                 first,
+                no_key: false,
             });
         };
         let dir = self.directions.get_mut(&id).expect("seen");
         let sne = if syn { 0 } else { sne(dir, seq) };
         let alg = self.config.alg;
-        let master = &self.config.master;
         let key = dir.keys.entry((own_isn, peer_isn)).or_insert_with(|| {
             let context = tcp_ao::context(ip, version, seg, own_isn, peer_isn);
             alg.traffic_key(master, &context)

@@ -11,6 +11,7 @@
 //! incrementally ([`tcp::add_to_checksum`]).
 
 use crate::ip::{self, Version};
+use crate::keys::KeyTable;
 use crate::packet::Located;
 use crate::problem::{Kind, Problem};
 use crate::tcp::{self, OPT_MD5, OPT_NOP, Segment};
@@ -50,6 +51,14 @@ pub fn find(ip: &[u8], at: &Located) -> Result<Option<Found>, Problem> {
         None => None,
     };
     Ok(Some(Found { segment, digest_at }))
+}
+
+/// The key of the located packet's TCP connection in `keys`, if it is TCP
+/// and a line matches.
+pub fn key_for<'k>(frame: &[u8], at: &Located, keys: &'k KeyTable) -> Option<&'k [u8]> {
+    let ip = &frame[at.ip_at..at.ip_at + at.layout.len];
+    let segment = tcp::locate(ip, &at.layout).ok()??;
+    keys.key_for(ip, at.layout.version, &segment)
 }
 
 /// RFC 2385 section 2.0's digest input, but the key: the pseudo-header

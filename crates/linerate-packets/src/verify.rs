@@ -14,6 +14,7 @@ use crate::ah;
 use crate::capture::{Item, Packet};
 use crate::icv;
 use crate::ip::Version;
+use crate::keys::KeyTable;
 use crate::mutable::{self, icv_input};
 use crate::packet::locate;
 use crate::problem::{Kind, Problem};
@@ -22,6 +23,7 @@ use crate::tcp;
 use crate::tcp_ao;
 use crate::tcp_ao_flows::Flows;
 use crate::tcp_md5;
+use linerate::lanes::many::md5_many_into;
 
 const BATCH: usize = 256;
 
@@ -47,6 +49,9 @@ enum Verdict {
     /// A TCP-AO segment whose connection has no ISNs here: the message
     /// the first time, empty after.
     NoIsn(String),
+    /// A TCP segment whose connection (so described) has no line in the
+    /// key table.
+    NoKey(String),
     BadIcv(String),
     Malformed(Problem),
     /// Its ICV input, sequence number and received ICV (into the slot).
@@ -68,15 +73,17 @@ pub struct Verified {
     pub not_tcp: usize,
     /// TCP-AO segments of connections whose SYNs the capture lacks.
     pub no_isn: usize,
+    /// TCP segments whose connection has no line in the key table.
+    pub no_key: usize,
     pub malformed: usize,
 }
 
-/// What is checked.
+/// What is checked, and with which keys.
 pub enum Checking {
-    /// Every AH, or those with this SPI.
-    Ah { spi: Option<u32> },
-    /// Every TCP-MD5 option (the key's algorithm is TCP-MD5).
-    TcpMd5,
+    /// Every AH, or those with this SPI, under the key.
+    Ah { key: MacKey, spi: Option<u32> },
+    /// Every TCP-MD5 option, under its connection's key.
+    TcpMd5(Box<KeyTable>),
     /// Every TCP-AO option (with the configured KeyID, if one is), under
     /// the connections' traffic keys.
     TcpAo(Box<Flows>),
@@ -105,8 +112,8 @@ fn classify(
         Err(p) => return Verdict::Malformed(p),
     };
     let spi = match checking {
-        Checking::Ah { spi } => *spi,
-        Checking::TcpMd5 => return classify_tcp(packet, &at, slot),
+        Checking::Ah { spi, .. } => *spi,
+        Checking::TcpMd5(keys) => return classify_tcp(packet, &at, keys, slot),
         Checking::TcpAo(flows) => return check_ao(packet, &at, flows),
     };
     let layout = at.layout;
@@ -161,7 +168,12 @@ fn classify(
 
 /// Classifies a located packet for TCP-MD5, filling `slot` for a segment
 /// with the option.
-fn classify_tcp(packet: &Packet<'_>, at: &crate::packet::Located, slot: &mut Check) -> Verdict {
+fn classify_tcp(
+    packet: &Packet<'_>,
+    at: &crate::packet::Located,
+    keys: &KeyTable,
+    slot: &mut Check,
+) -> Verdict {
     let ip = &packet.data[at.ip_at..at.ip_at + at.layout.len];
     let found = match tcp_md5::find(ip, at) {
         Ok(Some(found)) => found,
@@ -171,7 +183,11 @@ fn classify_tcp(packet: &Packet<'_>, at: &crate::packet::Located, slot: &mut Che
     let Some(digest_at) = found.digest_at else {
         return Verdict::Unprotected;
     };
+    let Some(key) = keys.key_for(ip, at.layout.version, &found.segment) else {
+        return Verdict::NoKey(tcp::describe(ip, at.layout.version, &found.segment));
+    };
     tcp_md5::digest_input(ip, at.layout.version, &found.segment, &mut slot.input);
+    slot.input.extend_from_slice(key);
     slot.index = packet.index;
     slot.seq = 0;
     slot.icv.copy_from_slice(&ip[digest_at..digest_at + 16]);
@@ -203,6 +219,7 @@ fn check_ao(packet: &Packet<'_>, at: &crate::packet::Located, flows: &mut Flows)
                 Verdict::BadIcv("bad TCP-AO MAC".to_string())
             }
         }
+        Err(no_isn) if no_isn.no_key => Verdict::NoKey(no_isn.connection),
         Err(no_isn) => Verdict::NoIsn(if no_isn.first {
             format!(
                 "connection {}: its SYNs are not in the capture (TCP-AO's traffic keys need \
@@ -215,9 +232,17 @@ fn check_ao(packet: &Packet<'_>, at: &crate::packet::Located, flows: &mut Flows)
     }
 }
 
+/// The AH's key, if AHs are checked.
+fn ah_key(checking: &mut Checking) -> Option<&mut MacKey> {
+    match checking {
+        Checking::Ah { key, .. } => Some(key),
+        _ => None,
+    }
+}
+
 /// Computes the batch's ICVs and compares them.
 fn check_batch(
-    keyed: &mut MacKey,
+    keyed: Option<&mut MacKey>,
     alg: MacAlgorithm,
     batch: &[Check],
     counts: &mut Verified,
@@ -226,7 +251,11 @@ fn check_batch(
     let refs: Vec<&[u8]> = batch.iter().map(|c| c.input.as_slice()).collect();
     let seqs: Vec<u32> = batch.iter().map(|c| c.seq).collect();
     let mut tags = vec![[0u8; 16]; batch.len()];
-    icv::tags(keyed, &refs, &seqs, &mut tags);
+    match keyed {
+        Some(keyed) => icv::tags(keyed, &refs, &seqs, &mut tags),
+        // TCP-MD5: each input ends with its connection's key.
+        None => md5_many_into(&refs, &mut tags),
+    }
     let n = alg.tag_len();
     let bad = if alg == MacAlgorithm::TcpMd5 {
         "bad TCP-MD5 digest"
@@ -243,20 +272,23 @@ fn check_batch(
     }
 }
 
-/// Checks every packet `reader` reads that `checking` names with `keyed`;
+/// Checks every packet `reader` reads that `checking` names;
 /// `note` hears of every bad tag and malformed packet (its index counted
 /// from 1, and why). The counts, or an error if the capture cannot be
 /// read.
 pub fn verify(
     reader: &mut CaptureReader,
-    keyed: &mut MacKey,
     mut checking: Checking,
     note: &mut dyn FnMut(usize, &str, Finding),
 ) -> io::Result<Verified> {
-    let alg = keyed.algorithm();
+    let alg = match &checking {
+        Checking::Ah { key, .. } => key.algorithm(),
+        Checking::TcpMd5(_) | Checking::TcpAo(_) => MacAlgorithm::TcpMd5,
+    };
     let mut counts = Verified::default();
     let mut batch: Vec<Check> = (0..BATCH).map(|_| Check::default()).collect();
     let mut used = 0;
+    let mut unkeyed = std::collections::HashSet::new();
     while let Some(records) = reader.next_chunk()? {
         for item in records {
             let packet = match item {
@@ -274,6 +306,20 @@ pub fn verify(
                 Verdict::Unprotected => counts.unprotected += 1,
                 Verdict::NotTcp => counts.not_tcp += 1,
                 Verdict::Good => counts.verified += 1,
+                Verdict::NoKey(connection) => {
+                    counts.no_key += 1;
+                    // Said once per direction of a connection.
+                    if unkeyed.insert(connection.clone()) {
+                        note(
+                            packet.index,
+                            &format!(
+                                "connection {connection}: no key in the key table: its segments \
+                                 are not verified"
+                            ),
+                            Finding::Malformed,
+                        );
+                    }
+                }
                 Verdict::NoIsn(m) => {
                     counts.no_isn += 1;
                     if !m.is_empty() {
@@ -291,11 +337,23 @@ pub fn verify(
                 Verdict::Check => used += 1,
             }
             if used == BATCH {
-                check_batch(keyed, alg, &batch[..used], &mut counts, note);
+                check_batch(
+                    ah_key(&mut checking),
+                    alg,
+                    &batch[..used],
+                    &mut counts,
+                    note,
+                );
                 used = 0;
             }
         }
     }
-    check_batch(keyed, alg, &batch[..used], &mut counts, note);
+    check_batch(
+        ah_key(&mut checking),
+        alg,
+        &batch[..used],
+        &mut counts,
+        note,
+    );
     Ok(counts)
 }

@@ -24,7 +24,15 @@ pub enum Command {
 /// An algorithm and where its key comes from.
 pub struct Keying {
     pub alg: MacAlgorithm,
-    pub key: KeySource,
+    pub keys: Keys,
+}
+
+/// Where the keys come from.
+pub enum Keys {
+    /// One key for everything.
+    One(KeySource),
+    /// `--key-table FILE`: keys per connection (TCP options only).
+    Table(OsString),
 }
 
 pub struct Sign {
@@ -77,6 +85,7 @@ enum Flag {
     KeyId,
     RnextKeyId,
     ExcludeOptions,
+    KeyTable,
 }
 
 const SHORT: &[(u8, Flag)] = &[(b'h', Flag::Help), (b'v', Flag::Verbose)];
@@ -137,6 +146,10 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
         value: Flag::KeyId,
     },
     LongOption {
+        name: "key-table",
+        value: Flag::KeyTable,
+    },
+    LongOption {
         name: "rnext-key-id",
         value: Flag::RnextKeyId,
     },
@@ -158,6 +171,7 @@ struct Given {
     key_id: Option<u8>,
     rnext_key_id: Option<u8>,
     exclude_options: bool,
+    key_table: Option<OsString>,
 }
 
 /// Parses `sign|verify|bench ARGS...`; the error is a one-line message.
@@ -288,7 +302,10 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             )?;
             refuse(
                 "a key",
-                given.key_file.is_some() || given.key_hex.is_some() || given.key_env.is_some(),
+                given.key_file.is_some()
+                    || given.key_hex.is_some()
+                    || given.key_env.is_some()
+                    || given.key_table.is_some(),
             )?;
             let mut algs = given.algs;
             if algs.is_empty() {
@@ -353,6 +370,7 @@ fn apply(given: &mut Given, flag: Flag, argument: OsString) -> Result<(), String
         Flag::KeyFile => given.key_file = Some(argument),
         Flag::KeyHex => given.key_hex = Some(Zeroizing::new(argument.into_vec())),
         Flag::KeyEnv => given.key_env = Some(argument),
+        Flag::KeyTable => given.key_table = Some(argument),
         Flag::Jobs => {
             given.jobs = Some(crate::sum::args::parse_threads(argument.as_bytes())?);
         }
@@ -384,17 +402,37 @@ fn keying(sub: &str, given: &mut Given) -> Result<Keying, String> {
         [one] => *one,
         _ => return Err(format!("{sub}: give --alg once")),
     };
+    if let Some(table) = given.key_table.take() {
+        if !is_tcp(alg) {
+            return Err(format!(
+                "{sub}: --key-table gives keys per TCP connection: for tcp-md5 and tcp-ao-*, not {}",
+                alg.name()
+            ));
+        }
+        if given.key_file.is_some() || given.key_hex.is_some() || given.key_env.is_some() {
+            return Err(format!(
+                "{sub}: give --key-table or one key (--key-file, --key-env, --key-hex), not both"
+            ));
+        }
+        return Ok(Keying {
+            alg,
+            keys: Keys::Table(table),
+        });
+    }
     let key = KeySource::choose(
         given.key_file.take(),
         given.key_hex.take(),
         given.key_env.take(),
         alg,
     )?;
-    Ok(Keying { alg, key })
+    Ok(Keying {
+        alg,
+        keys: Keys::One(key),
+    })
 }
 
 /// Reads and checks the key with `linerate mac`'s rules: any non-empty key
 /// for the HMACs and keyed MD5, exactly 16 bytes for UMAC.
-pub fn load_key(keying: &Keying) -> Result<Zeroizing<Vec<u8>>, String> {
-    key::load_key(keying.alg, &keying.key).map_err(|m| String::from_utf8_lossy(&m).into_owned())
+pub fn load_key(alg: MacAlgorithm, source: &KeySource) -> Result<Zeroizing<Vec<u8>>, String> {
+    key::load_key(alg, source).map_err(|m| String::from_utf8_lossy(&m).into_owned())
 }

@@ -39,7 +39,7 @@ pub const EXIT_NOT_WRITTEN: u8 = 3;
 const HELP: &str = "\
 Usage: linerate packets sign IN -o OUT --spi N --alg ALG (--key-file F | --key-env V | --key-hex HEX)
                              [--seq-start N] [--partial]
-       linerate packets sign IN -o OUT --alg tcp-md5 (--key-file F | ...) [--partial]
+       linerate packets sign IN -o OUT --alg tcp-md5 (--key-file F | ... | --key-table F) [--partial]
        linerate packets sign IN -o OUT --alg tcp-ao-ALG (--key-file F | ...) [--key-id N]
                              [--rnext-key-id N] [--exclude-options] [--partial]
        linerate packets verify IN --alg ALG (--key-file F | --key-env V | --key-hex HEX) [--spi N] [-v]
@@ -130,6 +130,15 @@ Options:
                          under a key where an earlier one has been)
       --partial        write OUT even from a damaged IN: the packets before
                          the damage (sign; exit 1)
+      --key-table=F    TCP-MD5 and TCP-AO: keys per connection, as routers
+                         configure them per peer. Lines 'LOCAL-PREFIX
+                         PEER-PREFIX [PORT] KEY' (either way round; the first
+                         line that holds both addresses, and the port if
+                         given, wins); KEY is hex:HEX, env:NAME (hex) or
+                         file:PATH (the file's bytes; relative to F's
+                         directory); # comments. A connection without a line
+                         is said once per direction, its segments counted
+                         'no key' (not signed, not verified)
       --key-id=N       TCP-AO: the KeyID to write (sign) or to check (verify)
       --rnext-key-id=N TCP-AO: the RNextKeyID to write (sign)
       --exclude-options  TCP-AO: the MAC covers no TCP option but TCP-AO's
@@ -177,34 +186,58 @@ pub fn setup_error(message: &str) {
     eprintln!("{}: {message}", crate::PROGRAM);
 }
 
-/// The keyed ICV algorithm and the key's bytes (read once, checked,
-/// wiped when dropped), or the exit status after saying why not.
-pub fn keyed(
-    keying: &args::Keying,
-) -> Result<(linerate::mac::MacKey, zeroize::Zeroizing<Vec<u8>>), u8> {
-    match args::load_key(keying) {
-        Ok(key) => Ok((
-            linerate::mac::MacKey::new(keying.alg, &key).expect("the key was checked"),
-            key,
-        )),
-        Err(m) => {
-            setup_error(&m);
-            Err(EXIT_SETUP)
+/// The keys loaded: an AH's MAC under its key, or TCP keys (one for
+/// every connection, or a table).
+pub enum Loaded {
+    Ah(linerate::mac::MacKey),
+    Tcp(linerate_packets::keys::KeyTable),
+}
+
+/// Reads the keys `keying` names (wiped when dropped), or says why not
+/// and gives [`EXIT_SETUP`].
+pub fn load_keys(keying: &args::Keying) -> Result<Loaded, u8> {
+    let fail = |message: String| {
+        setup_error(&message);
+        EXIT_SETUP
+    };
+    match &keying.keys {
+        args::Keys::One(source) => {
+            let key = args::load_key(keying.alg, source).map_err(fail)?;
+            Ok(if linerate_packets::icv::is_tcp(keying.alg) {
+                Loaded::Tcp(linerate_packets::keys::KeyTable::single(key))
+            } else {
+                Loaded::Ah(
+                    linerate::mac::MacKey::new(keying.alg, &key).expect("the key was checked"),
+                )
+            })
+        }
+        args::Keys::Table(path) => {
+            let name = std::path::Path::new(path).display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| fail(format!("{name}: {}", crate::output::reason(&e))))?;
+            let dir = std::path::Path::new(path)
+                .parent()
+                .unwrap_or(std::path::Path::new("."));
+            linerate_packets::keys::KeyTable::parse(&text, dir, &|n| std::env::var(n).ok())
+                .map(Loaded::Tcp)
+                .map_err(|e| fail(format!("{name}: {e}")))
         }
     }
 }
 
-/// TCP-AO's connections under the key, if `keying` is TCP-AO's.
+/// TCP-AO's connections under `keys`, if `alg` is TCP-AO's.
 pub fn ao_flows(
-    keying: &args::Keying,
-    key: zeroize::Zeroizing<Vec<u8>>,
+    alg: linerate::MacAlgorithm,
+    keys: linerate_packets::keys::KeyTable,
     ao: args::AoOptions,
-) -> Option<Box<linerate_packets::tcp_ao_flows::Flows>> {
-    let alg = linerate_packets::icv::tcp_ao(keying.alg)?;
-    Some(Box::new(linerate_packets::tcp_ao_flows::Flows::new(
+) -> Result<Box<linerate_packets::tcp_ao_flows::Flows>, linerate_packets::keys::KeyTable> {
+    let Some(alg) = linerate_packets::icv::tcp_ao(alg) else {
+        return Err(keys);
+    };
+    Ok(Box::new(linerate_packets::tcp_ao_flows::Flows::new(
         linerate_packets::tcp_ao_flows::AoConfig {
             alg,
-            master: key,
+            keys,
             include_options: !ao.exclude_options,
             key_id: ao.key_id,
             rnext_key_id: ao.rnext_key_id,

@@ -16,8 +16,8 @@ use linerate_packets::problem::Kind;
 /// Runs `sign`; the exit status.
 pub fn run(args: super::args::Sign) -> u8 {
     let reporter = Reporter::new(&args.input, true);
-    let (keyed, key) = match super::keyed(&args.keying) {
-        Ok(k) => k,
+    let loaded = match super::load_keys(&args.keying) {
+        Ok(loaded) => loaded,
         Err(status) => return status,
     };
     let mut reader = match super::open_capture(&args.input, &reporter) {
@@ -33,13 +33,20 @@ pub fn run(args: super::args::Sign) -> u8 {
         }
     };
     let mut writer = CaptureWriter::new(out);
-    let mut signing = match (args.ah, super::ao_flows(&args.keying, key, args.ao)) {
-        (Some((spi, seq_start)), _) => Signing::Ah { spi, seq_start },
-        (None, Some(flows)) => Signing::TcpAo(flows),
-        (None, None) => Signing::TcpMd5,
+    let signing = match (loaded, args.ah) {
+        (super::Loaded::Ah(key), Some((spi, seq_start))) => Signing::Ah {
+            key,
+            spi,
+            seq_start,
+        },
+        (super::Loaded::Tcp(keys), _) => match super::ao_flows(args.keying.alg, keys, args.ao) {
+            Ok(flows) => Signing::TcpAo(flows),
+            Err(keys) => Signing::TcpMd5(Box::new(keys)),
+        },
+        (super::Loaded::Ah(_), None) => unreachable!("an AH algorithm has --spi"),
     };
     let mut note = |index: usize, message: &str| reporter.packet(index, message);
-    let done = match sign(&mut reader, &mut writer, keyed, &mut signing, &mut note) {
+    let done = match sign(&mut reader, &mut writer, signing, &mut note) {
         Ok(done) => done,
         Err(SignError::Read(e)) => {
             reporter.error(&reason(&e));

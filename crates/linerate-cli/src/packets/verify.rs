@@ -12,8 +12,8 @@ use super::{EXIT_FAILURE, EXIT_SETUP, EXIT_SUCCESS};
 pub fn run(args: super::args::Verify) -> u8 {
     let reporter = Reporter::new(&args.input, args.verbose);
     let always = Reporter::new(&args.input, true);
-    let (mut keyed, key) = match super::keyed(&args.keying) {
-        Ok(k) => k,
+    let loaded = match super::load_keys(&args.keying) {
+        Ok(loaded) => loaded,
         Err(status) => return status,
     };
     let mut reader = match super::open_capture(&args.input, &always) {
@@ -25,50 +25,49 @@ pub fn run(args: super::args::Verify) -> u8 {
         Finding::Malformed => always.packet(index, message),
     };
     let tcp = is_tcp(args.keying.alg);
-    let ao = super::ao_flows(&args.keying, key, args.ao);
-    let ao_name = ao.as_ref().map(|_| args.keying.alg.name());
-    let checking = match ao {
-        Some(flows) => Checking::TcpAo(flows),
-        None if tcp => Checking::TcpMd5,
-        None => Checking::Ah { spi: args.spi },
+    let table = matches!(args.keying.keys, super::args::Keys::Table(_));
+    let checking = match loaded {
+        super::Loaded::Ah(key) => Checking::Ah { key, spi: args.spi },
+        super::Loaded::Tcp(keys) => match super::ao_flows(args.keying.alg, keys, args.ao) {
+            Ok(flows) => Checking::TcpAo(flows),
+            Err(keys) => Checking::TcpMd5(Box::new(keys)),
+        },
     };
-    let counts = match verify(&mut reader, &mut keyed, checking, &mut note) {
+    let ao_name = matches!(checking, Checking::TcpAo(_)).then(|| args.keying.alg.name());
+    let counts = match verify(&mut reader, checking, &mut note) {
         Ok(counts) => counts,
         Err(e) => {
             always.error(&linerate_files::strerror(&e));
             return EXIT_SETUP;
         }
     };
-    reporter.summary(&if ao_name.is_some() {
-        format!(
-            "{} packets: {} verified, {} bad MAC, {} no TCP-AO option, {} no SYN, {} not TCP, {} malformed",
-            counts.packets,
-            counts.verified,
-            counts.bad,
-            counts.unprotected,
-            counts.no_isn,
-            counts.not_tcp,
-            counts.malformed
-        )
+    let c = &counts;
+    let mut parts = vec![format!("{} verified", c.verified)];
+    if ao_name.is_some() {
+        parts.push(format!("{} bad MAC", c.bad));
+        parts.push(format!("{} no TCP-AO option", c.unprotected));
+        parts.push(format!("{} no SYN", c.no_isn));
     } else if tcp {
-        format!(
-            "{} packets: {} verified, {} bad digest, {} no TCP-MD5 option, {} not TCP, {} malformed",
-            counts.packets,
-            counts.verified,
-            counts.bad,
-            counts.unprotected,
-            counts.not_tcp,
-            counts.malformed
-        )
+        parts.push(format!("{} bad digest", c.bad));
+        parts.push(format!("{} no TCP-MD5 option", c.unprotected));
     } else {
-        format!(
-            "{} packets: {} verified, {} bad ICV, {} not AH, {} malformed",
-            counts.packets, counts.verified, counts.bad, counts.unprotected, counts.malformed
-        )
-    });
+        parts.push(format!("{} bad ICV", c.bad));
+        parts.push(format!("{} not AH", c.unprotected));
+    }
+    if table {
+        parts.push(format!("{} no key", c.no_key));
+    }
+    if tcp {
+        parts.push(format!("{} not TCP", c.not_tcp));
+    }
+    parts.push(format!("{} malformed", c.malformed));
+    reporter.summary(&format!("{} packets: {}", c.packets, parts.join(", ")));
     if counts.verified + counts.bad == 0 {
         // A check that checked nothing is no success.
         let what = match (tcp, args.spi) {
+            (true, _) if counts.no_key > 0 => {
+                "the key table has no key for any connection with the option".to_string()
+            }
             (true, _) if ao_name.is_some() => {
                 "no TCP segment with a TCP-AO option (of a connection whose SYNs are here)"
                     .to_string()
@@ -80,7 +79,7 @@ pub fn run(args: super::args::Verify) -> u8 {
         always.error(&format!("nothing verified: {what}"));
         return EXIT_FAILURE;
     }
-    if counts.bad == 0 && counts.malformed == 0 && counts.no_isn == 0 {
+    if counts.bad == 0 && counts.malformed == 0 && counts.no_isn == 0 && counts.no_key == 0 {
         EXIT_SUCCESS
     } else {
         EXIT_FAILURE

@@ -32,8 +32,9 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// A loopback connection captured into `out`: signed by the kernel under
-/// `key`, or unsigned; `None` (after saying why) where it cannot be made.
-fn kernel_capture(out: &Path, family: &str, key: Option<&str>) -> Option<usize> {
+/// `key`, or unsigned; its frame count and the server's port, or `None`
+/// (after saying why) where it cannot be made.
+fn kernel_connection(out: &Path, family: &str, key: Option<&str>) -> Option<(usize, u16)> {
     let mut command = Command::new("python3");
     command
         .arg(repository().join("scripts/tcp_md5_kernel.py"))
@@ -52,13 +53,17 @@ fn kernel_capture(out: &Path, family: &str, key: Option<&str>) -> Option<usize> 
     }
     assert!(run.status.success(), "{}", text(&run.stderr));
     // "N frames on port P"
-    let frames: usize = text(&run.stderr)
-        .split_whitespace()
-        .next()
-        .and_then(|n| n.parse().ok())
-        .expect("a frame count");
+    let said = text(&run.stderr);
+    let words: Vec<&str> = said.split_whitespace().collect();
+    let frames: usize = words[0].parse().expect("a frame count");
+    let port: u16 = words[4].parse().expect("a port");
     assert!(frames > 20, "{frames} frames");
-    Some(frames)
+    Some((frames, port))
+}
+
+/// [`kernel_connection`]'s frame count.
+fn kernel_capture(out: &Path, family: &str, key: Option<&str>) -> Option<usize> {
+    kernel_connection(out, family, key).map(|(frames, _)| frames)
 }
 
 fn verify(capture: &Path, key: &str, extra: &[&str]) -> Output {
@@ -260,4 +265,97 @@ fn tcpdump_validates_what_linerate_signs() {
             )
         );
     }
+}
+
+/// Two kernel-signed connections under different keys in one capture: a
+/// key table that gives each its key verifies every segment; without the
+/// second's line, its segments are "no key" (said once per direction);
+/// signing with the table gives the kernel's digests.
+#[test]
+fn a_key_table_gives_each_connection_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one.pcap"), dir.path().join("two.pcap"));
+    let Some((n1, port1)) = kernel_connection(&one, "4", Some(KEY)) else {
+        return;
+    };
+    let (n2, port2) = kernel_connection(&two, "4", Some(WRONG)).unwrap();
+    let both = dir.path().join("both.pcap");
+    let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    std::fs::write(&both, [&a[..], &b[24..]].concat()).unwrap();
+    let n = n1 + n2;
+    let table = dir.path().join("keys.txt");
+    std::fs::write(
+        &table,
+        format!("127.0.0.1 127.0.0.1 {port1} hex:{KEY}\n").as_bytes(),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("two.key"), hex::decode(WRONG).unwrap()).unwrap();
+    let with_two = format!(
+        "# local peer port key\n127.0.0.0/8 127.0.0.1 {port1} hex:{KEY}\n\
+         127.0.0.1 127.0.0.0/24 {port2} file:two.key  # the other peer\n"
+    );
+    let full = dir.path().join("full.txt");
+    std::fs::write(&full, with_two).unwrap();
+    let table_arg = |t: &Path| {
+        vec![
+            "packets".to_string(),
+            "verify".into(),
+            both.display().to_string(),
+            "--alg".into(),
+            "tcp-md5".into(),
+            "--key-table".into(),
+            t.display().to_string(),
+        ]
+    };
+    let run = |args: Vec<String>| Command::new(LINERATE).args(args).output().unwrap();
+
+    let out = run(table_arg(&full));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{n} packets: {n} verified, 0 bad digest, 0 no TCP-MD5 option, 0 no key, 0 not TCP, 0 malformed\n"
+        )
+    );
+    let out = run(table_arg(&table));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{n} packets: {n1} verified, 0 bad digest, 0 no TCP-MD5 option, {n2} no key, 0 not TCP, 0 malformed\n"
+        )
+    );
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.lines().all(|l| l.contains(&port2.to_string())
+            && l.ends_with("no key in the key table: its segments are not verified")),
+        "{err}"
+    );
+
+    let signed = dir.path().join("signed.pcap");
+    let out = Command::new(LINERATE)
+        .args([
+            "packets",
+            "sign",
+            both.to_str().unwrap(),
+            "-o",
+            signed.to_str().unwrap(),
+        ])
+        .args(["--alg", "tcp-md5", "--key-table", full.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(digests(&signed), digests(&both));
+    // A bad table: its line named, nothing done.
+    std::fs::write(&table, "127.0.0.1 127.0.0.1 secret\n").unwrap();
+    let out = run(table_arg(&table));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "linerate: {}: line 1: KEY must be hex:HEX, env:NAME or file:PATH\n",
+            table.display()
+        )
+    );
 }

@@ -208,3 +208,53 @@ fn wrong_keys_missing_syns_and_key_ids() {
     );
     assert!(lines[2].contains("nothing verified"), "{err}");
 }
+
+/// Master keys per connection from a key table: the matching line's key
+/// verifies every segment; a table without the connection says so.
+#[test]
+fn a_key_table_gives_the_master_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = dir.path().join("scapy.pcap");
+    let made_s = made.to_str().unwrap();
+    let Some(_) = peer(&["make", made_s, "--alg", "aes128-cmac-96", "--key", KEY]) else {
+        return;
+    };
+    let table = dir.path().join("keys.txt");
+    let verify = |lines: &str| {
+        std::fs::write(&table, lines).unwrap();
+        Command::new(LINERATE)
+            .args([
+                "packets",
+                "verify",
+                made_s,
+                "--alg",
+                "tcp-ao-aes128-cmac-96",
+            ])
+            .arg("--key-table")
+            .arg(&table)
+            .env("PEER_KEY", KEY)
+            .output()
+            .unwrap()
+    };
+    let out = verify("10.0.0.0/8 192.0.2.1 hex:00\n172.27.28.0/24 10.11.12.13 179 env:PEER_KEY\n");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{SEGMENTS} packets: {SEGMENTS} verified, 0 bad MAC, 0 no TCP-AO option, 0 no SYN, \
+             0 no key, 0 not TCP, 0 malformed\n"
+        )
+    );
+    let out = verify("172.27.28.0/24 10.11.12.13 180 env:PEER_KEY\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains(&format!(" {SEGMENTS} no key")),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(
+        text(&out.stderr).lines().count(),
+        3,
+        "two directions, then nothing verified"
+    );
+}

@@ -8,10 +8,12 @@ use std::io::Write;
 
 use linerate::mac::MacKey;
 use linerate_packets::icv::{EVERY, is_tcp, tcp_ao};
+use linerate_packets::keys::KeyTable;
 use linerate_packets::sign::{Signing, sign};
 use linerate_packets::stream::CaptureReader;
 use linerate_packets::verify::{Checking, Finding, verify};
 use linerate_packets::write::CaptureWriter;
+use zeroize::Zeroizing;
 
 /// The Internet checksum of `bytes`.
 fn checksum(bytes: &[u8]) -> u16 {
@@ -93,11 +95,13 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
         // An AH goes into every IP packet, a TCP-MD5 option into the TCP
         // ones (the odd ones, half of them).
         let (protected, others) = if is_tcp(alg) { (20, 21) } else { (40, 1) };
+        let table = || Box::new(KeyTable::single(Zeroizing::new(key.to_vec())));
         let signing = || {
             if is_tcp(alg) {
-                Signing::TcpMd5
+                Signing::TcpMd5(table())
             } else {
                 Signing::Ah {
+                    key: MacKey::new(alg, key).unwrap(),
                     spi: 0x1000,
                     seq_start: 1,
                 }
@@ -105,9 +109,12 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
         };
         let checking = || {
             if is_tcp(alg) {
-                Checking::TcpMd5
+                Checking::TcpMd5(table())
             } else {
-                Checking::Ah { spi: Some(0x1000) }
+                Checking::Ah {
+                    key: MacKey::new(alg, key).unwrap(),
+                    spi: Some(0x1000),
+                }
             }
         };
         for chunk in [64, 1000, 1 << 20] {
@@ -116,13 +123,9 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
                 .unwrap();
             let mut writer = CaptureWriter::new(Vec::new());
             let mut notes = Vec::new();
-            let done = sign(
-                &mut reader,
-                &mut writer,
-                MacKey::new(alg, key).unwrap(),
-                &mut signing(),
-                &mut |i, m| notes.push((i, m.to_string())),
-            )
+            let done = sign(&mut reader, &mut writer, signing(), &mut |i, m| {
+                notes.push((i, m.to_string()))
+            })
             .unwrap();
             assert_eq!(
                 (done.packets, done.signed),
@@ -137,8 +140,7 @@ fn signed_captures_verify_and_tampered_ones_do_not() {
                     .ok()
                     .unwrap();
                 let mut bad = Vec::new();
-                let mut mac = MacKey::new(alg, key).unwrap();
-                let counts = verify(&mut reader, &mut mac, checking(), &mut |i, _, f| {
+                let counts = verify(&mut reader, checking(), &mut |i, _, f| {
                     bad.push((i, f));
                 })
                 .unwrap();
