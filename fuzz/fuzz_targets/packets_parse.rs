@@ -11,6 +11,10 @@ use linerate_packets::capture::{Capture, Item};
 use linerate_packets::mutable::icv_input;
 use linerate_packets::packet::locate;
 use linerate_packets::sign::{Inserted, insert_ah};
+use linerate_packets::keys::KeyTable;
+use linerate_packets::tcp;
+use linerate_packets::tcp_ao::{self, AoAlgorithm};
+use linerate_packets::tcp_ao_flows::{AoConfig, Flows};
 use linerate_packets::tcp_md5;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,6 +23,14 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut signed = Inserted::default();
     let mut input = Vec::new();
+    // TCP-AO follows connections across packets: one state per capture.
+    let mut flows = Flows::new(AoConfig {
+        alg: AoAlgorithm::HmacSha1_96,
+        keys: KeyTable::single(vec![1, 2, 3].into()),
+        include_options: data.len() % 2 == 0,
+        key_id: None,
+        rnext_key_id: None,
+    });
     for item in capture {
         let Ok(Item::Packet(p)) = item else {
             continue;
@@ -48,6 +60,18 @@ fuzz_target!(|data: &[u8]| {
         let mut frame = Vec::new();
         if let Ok(pending) = tcp_md5::build(p.data, &at, &mut frame, &mut input) {
             tcp_md5::seal(&mut frame, &pending, &[0xa5; 16]);
+        }
+        if let Ok(Some(seg)) = tcp::locate(ip, &layout) {
+            if let Ok(Some(option)) = tcp_ao::find(ip, &seg) {
+                let _ = flows.mac(ip, layout.version, &seg, &option);
+            }
+        }
+        frame.clear();
+        if let Ok(placed) = tcp_ao::build(p.data, &at, 1, 2, &mut frame) {
+            let ip = placed.ip(&frame);
+            if let Ok(mac) = flows.mac(ip, placed.version, &placed.segment, &placed.option) {
+                tcp_ao::seal(&mut frame, &placed, &mac);
+            }
         }
     }
 });

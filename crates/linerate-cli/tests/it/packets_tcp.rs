@@ -359,3 +359,130 @@ fn a_key_table_gives_each_connection_its_key() {
         )
     );
 }
+
+/// An IPv4 packet with a TCP segment whose header is `tcp_options` long
+/// after the fixed 20 bytes (data offset as given), then `payload`.
+fn segment(data_offset: u8, options: &[u8], payload: &[u8], protocol: u8) -> Vec<u8> {
+    let total = 20 + 20 + options.len() + payload.len();
+    let mut p = vec![
+        0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, protocol, 0, 0, 192, 0, 2, 1, 192, 0, 2, 2,
+    ];
+    p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+    p.extend_from_slice(&[
+        0,
+        179,
+        0xc3,
+        0x50,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        data_offset << 4,
+        0x18,
+    ]);
+    p.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
+    p.extend_from_slice(options);
+    p.extend_from_slice(payload);
+    p
+}
+
+/// A raw-IP pcap of `records` (bytes, and how long each was on the wire).
+fn raw_pcap(records: &[(Vec<u8>, usize)]) -> Vec<u8> {
+    let mut file = Vec::new();
+    for v in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 101] {
+        file.extend_from_slice(&v.to_le_bytes());
+    }
+    for (bytes, wire) in records {
+        for v in [1_700_000_000u32, 0, bytes.len() as u32, *wire as u32] {
+            file.extend_from_slice(&v.to_le_bytes());
+        }
+        file.extend_from_slice(bytes);
+    }
+    file
+}
+
+/// Broken segments are counted and reported with their packet index,
+/// by verify and by sign, which copies them unchanged; nothing panics.
+#[test]
+fn broken_segments_are_reported_with_their_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut md5 = vec![19, 18];
+    md5.extend_from_slice(&[0xab; 16]);
+    let mut two = md5.clone();
+    two.extend_from_slice(&md5);
+    two.extend_from_slice(&[0, 0, 0, 0]);
+    let mut padded = md5.clone();
+    padded.extend_from_slice(&[1, 1]);
+    let full = segment(10, &padded, b"payload", 6);
+    let mut cut = full.clone();
+    cut.truncate(full.len() - 3);
+    let records = vec![
+        (segment(10, &padded, b"x", 6), 0),       // 1: bad digest
+        (segment(6, &[19, 18, 0, 0], b"", 6), 0), // 2: overflows the data offset
+        (segment(15, &two, b"", 6), 0),           // 3: two options
+        (segment(6, &[1, 5, 1, 0], b"", 6), 0),   // 4: length 1
+        (cut, full.len()),                        // 5: cut at snap length
+        (segment(15, &[], b"", 6), 0),            // 6: data offset past the segment
+        (segment(5, &[], b"udp!", 17), 0),        // 7: not TCP
+        (segment(5, &[], b"plain", 6), 0),        // 8: no option
+    ];
+    let records: Vec<(Vec<u8>, usize)> = records
+        .into_iter()
+        .map(|(b, wire)| {
+            let len = b.len();
+            (b, if wire == 0 { len } else { wire })
+        })
+        .collect();
+    let capture = dir.path().join("broken.pcap");
+    std::fs::write(&capture, raw_pcap(&records)).unwrap();
+    let out = verify(&capture, KEY, &["-v"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "8 packets: 0 verified, 1 bad digest, 1 no TCP-MD5 option, 1 not TCP, 5 malformed\n"
+    );
+    let name = capture.display().to_string();
+    let err = text(&out.stderr);
+    for (index, why) in [
+        (1, "bad TCP-MD5 digest"),
+        (
+            2,
+            "TCP option 19 of 18 bytes overflows the data offset (24 bytes)",
+        ),
+        (3, "two TCP-MD5 options"),
+        (4, "TCP option 5 of length 1"),
+        (5, "cut at snap length"),
+        (6, "TCP data offset 60 past the segment's 20 bytes"),
+    ] {
+        let line = format!("linerate: {name}: packet {index}: {why}");
+        assert!(err.lines().any(|l| l.starts_with(&line)), "{line}\n{err}");
+    }
+    assert_eq!(err.lines().count(), 6, "{err}");
+
+    let signed = dir.path().join("signed.pcap");
+    let out = linerate(&[
+        "packets",
+        "sign",
+        &name,
+        "-o",
+        signed.to_str().unwrap(),
+        "--alg",
+        "tcp-md5",
+        "--key-hex",
+        KEY,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        // The segment with a (wrong) digest and the plain one are signed.
+        "8 packets: 2 signed, 6 skipped (1 not TCP, 1 truncated, 3 malformed, 1 cut at snap length)\n"
+    );
+    assert_eq!(
+        text(&verify(&signed, KEY, &[]).stdout),
+        "8 packets: 2 verified, 0 bad digest, 0 no TCP-MD5 option, 1 not TCP, 5 malformed\n"
+    );
+}
