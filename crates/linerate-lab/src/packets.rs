@@ -95,7 +95,7 @@ pub fn bench(
         packets.others
     ));
     line(&format!(
-        "{:<13} {:>7} {:>12} {:>9}  keeps up with",
+        "{:<21} {:>7} {:>12} {:>9}  keeps up with",
         "alg", "threads", "packets/s", "Gb/s"
     ));
     // A fixed key: the figures do not depend on it.
@@ -114,7 +114,7 @@ pub fn bench(
             let pps = refs.len() as f64 / seconds;
             let bits = ip_bytes as f64 * 8.0 / seconds;
             line(&format!(
-                "{:<13} {t:>7} {pps:>12.0} {:>9.2}  {}",
+                "{:<21} {t:>7} {pps:>12.0} {:>9.2}  {}",
                 alg.name(),
                 bits / 1e9,
                 rates_row(bits)
