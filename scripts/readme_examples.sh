@@ -23,7 +23,7 @@ ln -s "$bin" "$work/bin/linerate"
 export PATH="$work/bin:$PATH"
 cd "$work/fixture"
 export LC_ALL=C
-unset LINERATE_MD5_BACKEND LINERATE_LANES_BACKEND LINERATE_NH_BACKEND POSIXLY_CORRECT
+unset LINERATE_MD5_BACKEND LINERATE_LANES_BACKEND LINERATE_NH_BACKEND LINERATE_SHA1_LANES_BACKEND POSIXLY_CORRECT
 
 # The fixture: deterministic files of several sizes, a tree, keys, and a
 # capture of IPv4/UDP packets (pcap, Ethernet).

@@ -5,6 +5,7 @@
 use linerate::lanes::LanesBackend;
 use linerate::mac::umac::NhBackend;
 use linerate::md5::Md5Backend;
+use linerate::sha1_lanes::Sha1LanesBackend;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The commit of this build (from build.rs; "unknown" outside git).
@@ -12,11 +13,12 @@ pub const COMMIT: &str = env!("LINERATE_COMMIT");
 
 /// The families of algorithms that share a backend, in the order every
 /// output lists them.
-pub const FAMILIES: [&str; 5] = [
+pub const FAMILIES: [&str; 6] = [
     "md5, hmac-md5",
     "md5-mb, md5pK, hmac-md5 batches",
     "umac (NH)",
     "hmac-sha1, sha1",
+    "hmac-sha1 batches (AH, TCP-AO)",
     "ripemd160, rc4, ciphers",
 ];
 
@@ -60,6 +62,10 @@ impl Machine {
                     ),
                     NhBackend::active().name().to_string(),
                     "RustCrypto sha1".to_string(),
+                    match Sha1LanesBackend::active() {
+                        Sha1LanesBackend::Avx512 => "avx512 (16 lanes)".to_string(),
+                        Sha1LanesBackend::Single => "RustCrypto sha1, one at a time".to_string(),
+                    },
                     "RustCrypto".to_string(),
                 ])
                 .collect(),

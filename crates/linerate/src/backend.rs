@@ -1,9 +1,10 @@
 //! Choosing an implementation: one mechanism for every family of backends
-//! (single-stream MD5, the lanes engine, UMAC's NH).
+//! (single-stream MD5, the lanes engine, UMAC's NH, SHA-1's lanes).
 //!
 //! Each family is an enum implementing [`Backend`]: its names, what this CPU
 //! runs, and the environment variable that forces one for the whole process
-//! (`LINERATE_MD5_BACKEND`, `LINERATE_LANES_BACKEND`, `LINERATE_NH_BACKEND`).
+//! (`LINERATE_MD5_BACKEND`, `LINERATE_LANES_BACKEND`, `LINERATE_NH_BACKEND`,
+//! `LINERATE_SHA1_LANES_BACKEND`).
 //! The rules are the same for all of them: unset means the fastest one this
 //! CPU runs; a name that is unknown, or that this CPU cannot run, is a
 //! [`BackendError`] naming the valid ones. Front ends call [`check_env`]
@@ -132,6 +133,7 @@ pub fn check_env() -> Result<(), BackendError> {
     crate::md5::Md5Backend::from_env()?;
     crate::lanes::LanesBackend::from_env()?;
     crate::mac::umac::NhBackend::from_env()?;
+    crate::sha1_lanes::Sha1LanesBackend::from_env()?;
     Ok(())
 }
 

@@ -25,6 +25,7 @@ pub mod mac;
 pub mod md5;
 pub mod md5p;
 pub mod registry;
+pub mod sha1_lanes;
 
 pub use lanes::manager::{Md5Manager, StreamId};
 pub use lanes::many::{md5_many, md5_many_into};

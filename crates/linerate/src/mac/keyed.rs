@@ -112,16 +112,10 @@ impl MacKey {
         match &mut self.keyed {
             Inner::HmacMd5(key, _) => key.tag_many_into(messages, out),
             Inner::HmacSha1(key, _) => {
-                for (message, slot) in messages.iter().zip(out.iter_mut()) {
-                    slot[..len].copy_from_slice(&key.tag(message)[..len]);
-                }
+                crate::sha1_lanes::hmac_sha1_many_into(key, messages, out, len)
             }
             Inner::KeyedMd5(key) => key.tag_many_into(messages, out),
-            Inner::Cmac(key) => {
-                for (message, slot) in messages.iter().zip(out.iter_mut()) {
-                    slot[..len].copy_from_slice(&key.tag(message)[..len]);
-                }
-            }
+            Inner::Cmac(key) => key.tag_many_into(messages, out, len),
             Inner::Umac(umac) => {
                 let mut tags = Vec::with_capacity(messages.len());
                 umac.tag_many(messages, &nonces[..messages.len()], &mut tags)?;

@@ -20,6 +20,7 @@ mod md5p_length;
 mod md5p_oracle;
 mod md5p_python;
 mod md5p_vectors;
+mod sha1_lanes;
 mod umac_api;
 mod umac_backends;
 mod umac_nettle;

@@ -48,7 +48,7 @@ impl Rng {
 
 /// The backends of a family this CPU runs; says which ones it cannot, so a
 /// run on an older CPU shows what it did not cover.
-fn supported<B: Backend + std::fmt::Display>() -> Vec<B> {
+pub fn supported<B: Backend + std::fmt::Display>() -> Vec<B> {
     for b in B::ALL {
         if !b.is_supported() {
             eprintln!(

@@ -111,6 +111,7 @@ impl<'a> Run<'a> {
             .env_remove("LINERATE_LANES_BACKEND")
             .env_remove("LINERATE_MD5_BACKEND")
             .env_remove("LINERATE_NH_BACKEND")
+            .env_remove("LINERATE_SHA1_LANES_BACKEND")
             .env("LC_ALL", "C.UTF-8");
         for (key, value) in &self.env {
             command.env(key, value);
