@@ -22,11 +22,12 @@ use crate::mutable::icv_input;
 use crate::packet::{Located, locate};
 use crate::problem::{Kind, Problem, Tally};
 use crate::stream::CaptureReader;
-use crate::tcp_ao;
+use crate::tcp_ao::{self, Placed, TrafficKey};
 use crate::tcp_ao_flows::Flows;
 use crate::tcp_md5::{self, Pending};
 use crate::write::{CaptureWriter, FLUSH_AT};
 use linerate::lanes::many::md5_many_into;
+use std::rc::Rc;
 
 /// Packets whose ICVs are computed together.
 const BATCH: usize = 256;
@@ -124,6 +125,8 @@ enum Slot {
     Ah(usize),
     /// A TCP-MD5 digest, and the checksum that covers it.
     TcpMd5(Pending),
+    /// A TCP-AO MAC, where it goes, and the traffic key it is under.
+    TcpAo(Placed, Rc<TrafficKey>),
 }
 
 /// The signed packets of the writer's buffer whose tags are still zero.
@@ -146,8 +149,17 @@ impl Batch {
         let n = self.seqs.len();
         let refs: Vec<&[u8]> = self.inputs[..n].iter().map(Vec::as_slice).collect();
         self.tags.resize(n, [0; 16]);
+        let ao_keys: Vec<&TrafficKey> = self
+            .slots
+            .iter()
+            .filter_map(|slot| match slot {
+                Slot::TcpAo(_, key) => Some(&**key),
+                _ => None,
+            })
+            .collect();
         match &mut self.keyed {
             Some(keyed) => icv::tags(keyed, &refs, &self.seqs, &mut self.tags),
+            None if !ao_keys.is_empty() => tcp_ao::macs(&ao_keys, &refs, &mut self.tags),
             None => md5_many_into(&refs, &mut self.tags),
         }
         let len = self.alg.tag_len();
@@ -155,6 +167,10 @@ impl Batch {
             match slot {
                 Slot::Ah(at) => buf[*at..at + len].copy_from_slice(&tag[..len]),
                 Slot::TcpMd5(pending) => tcp_md5::seal(buf, pending, tag),
+                Slot::TcpAo(placed, _) => {
+                    let mac = tag[..tcp_ao::MAC_LEN].try_into().expect("12 bytes");
+                    tcp_ao::seal(buf, placed, &mac);
+                }
             }
         }
         self.seqs.clear();
@@ -255,7 +271,7 @@ pub fn sign<W: Write>(
                     tcp_into(writer, &mut batch, keys, &packet, &at).map_err(SignError::Write)?
                 }
                 (Ok(Some(at)), Signing::TcpAo(flows)) => {
-                    ao_into(writer, flows, &packet, &at).map_err(SignError::Write)?
+                    ao_into(writer, &mut batch, flows, &packet, &at).map_err(SignError::Write)?
                 }
                 (Ok(Some(at)), Signing::Ah { spi, .. }) => match u32::try_from(next_seq) {
                     Ok(seq) => sign_into(writer, &mut batch, &packet, &at, *spi, seq)
@@ -367,11 +383,12 @@ fn tcp_into<W: Write>(
     }
 }
 
-/// Writes `packet`'s record with a TCP-AO option and its MAC (computed
-/// now: each connection has its own traffic keys); on a problem, nothing
-/// is written.
+/// Writes `packet`'s record with a TCP-AO option, its MAC left to the
+/// batch (each segment under its connection's traffic key); on a
+/// problem, nothing is written.
 fn ao_into<W: Write>(
     writer: &mut CaptureWriter<W>,
+    batch: &mut Batch,
     flows: &mut Flows,
     packet: &Packet<'_>,
     at: &Located,
@@ -392,10 +409,12 @@ fn ao_into<W: Write>(
         }
     };
     let ip = placed.ip(&writer.buf);
-    match flows.mac(ip, placed.version, &placed.segment, &placed.option) {
-        Ok(mac) => {
-            tcp_ao::seal(&mut writer.buf, &placed, &mac);
+    let input = &mut batch.inputs[batch.seqs.len()];
+    match flows.prepare(ip, placed.version, &placed.segment, &placed.option, input) {
+        Ok(key) => {
             writer.end(packet, open);
+            batch.seqs.push(0);
+            batch.slots.push(Slot::TcpAo(placed, key));
             Ok(Ok(()))
         }
         Err(no_isn) if no_isn.no_key => {

@@ -107,6 +107,49 @@ impl TrafficKey {
     }
 }
 
+/// The MACs of many segments, `inputs[i]` under `keys[i]`, into the first
+/// [`MAC_LEN`] bytes of each slot of `out`: HMAC-SHA-1's in the SHA-1 lanes
+/// (a key per lane), AES-CMAC's eight chains at a time for each key.
+///
+/// # Panics
+/// If the three slices differ in length.
+pub fn macs(keys: &[&TrafficKey], inputs: &[&[u8]], out: &mut [[u8; 16]]) {
+    assert!(keys.len() == inputs.len() && inputs.len() == out.len());
+    let (sha1, cmac): (Vec<usize>, Vec<usize>) =
+        (0..keys.len()).partition(|&i| matches!(keys[i].keyed, Keyed::HmacSha1(_)));
+    if !sha1.is_empty() {
+        let messages: Vec<&[u8]> = sha1.iter().map(|&i| inputs[i]).collect();
+        let mut tags = vec![[0u8; 16]; sha1.len()];
+        linerate::sha1_lanes::hmac_sha1_keyed_many_with(
+            linerate::sha1_lanes::Sha1LanesBackend::active(),
+            |j| match &keys[sha1[j]].keyed {
+                Keyed::HmacSha1(key) => key,
+                Keyed::Cmac(_) => unreachable!("partitioned"),
+            },
+            &messages,
+            &mut tags,
+            MAC_LEN,
+        );
+        for (&i, tag) in sha1.iter().zip(&tags) {
+            out[i] = *tag;
+        }
+    }
+    // AES-CMAC batches share one key: segments grouped by theirs.
+    let mut cmac = cmac;
+    cmac.sort_by_key(|&i| std::ptr::from_ref(keys[i]) as usize);
+    for same in cmac.chunk_by(|&a, &b| std::ptr::eq(keys[a], keys[b])) {
+        let Keyed::Cmac(key) = &keys[same[0]].keyed else {
+            unreachable!("partitioned")
+        };
+        let messages: Vec<&[u8]> = same.iter().map(|&i| inputs[i]).collect();
+        let mut tags = vec![[0u8; 16]; same.len()];
+        key.tag_many_into(&messages, &mut tags, MAC_LEN);
+        for (&i, tag) in same.iter().zip(&tags) {
+            out[i] = *tag;
+        }
+    }
+}
+
 impl std::fmt::Debug for TrafficKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("TrafficKey { .. }")

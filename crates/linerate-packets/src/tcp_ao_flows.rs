@@ -9,6 +9,7 @@
 //! once per connection.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::ip::Version;
 use crate::keys::KeyTable;
@@ -42,7 +43,7 @@ struct Direction {
     high: u32,
     sne: u32,
     /// Traffic keys by (this side's ISN, the peer's; zero for a SYN).
-    keys: HashMap<(u32, u32), TrafficKey>,
+    keys: HashMap<(u32, u32), Rc<TrafficKey>>,
 }
 
 /// Why a segment's MAC could not be computed: its connection's SYNs are
@@ -91,8 +92,7 @@ impl Flows {
     }
 
     /// The MAC of the segment `seg` of `ip` carrying `option` (its MAC
-    /// field read as zero); notes the segment's ISNs and sequence number
-    /// first. Segments must come in capture order.
+    /// field read as zero), as [`prepare`](Self::prepare) sets it up.
     pub fn mac(
         &mut self,
         ip: &[u8],
@@ -100,6 +100,22 @@ impl Flows {
         seg: &Segment,
         option: &AoOption,
     ) -> Result<[u8; MAC_LEN], NoIsn> {
+        let mut input = Vec::with_capacity(seg.len + 64);
+        let key = self.prepare(ip, version, seg, option, &mut input)?;
+        Ok(key.mac(&input))
+    }
+
+    /// Notes the segment's ISNs and sequence number (segments must come in
+    /// capture order), puts its MAC input into `input` and gives the
+    /// traffic key its MAC is under, for a batch ([`tcp_ao::macs`]).
+    pub fn prepare(
+        &mut self,
+        ip: &[u8],
+        version: Version,
+        seg: &Segment,
+        option: &AoOption,
+        input: &mut Vec<u8>,
+    ) -> Result<Rc<TrafficKey>, NoIsn> {
         let (id, reverse) = ids(ip, version, seg);
         let flags = ip[seg.at + 13];
         let (syn, ack) = (flags & 0x02 != 0, flags & 0x10 != 0);
@@ -145,9 +161,8 @@ impl Flows {
         let alg = self.config.alg;
         let key = dir.keys.entry((own_isn, peer_isn)).or_insert_with(|| {
             let context = tcp_ao::context(ip, version, seg, own_isn, peer_isn);
-            alg.traffic_key(master, &context)
+            Rc::new(alg.traffic_key(master, &context))
         });
-        let mut input = Vec::with_capacity(seg.len + 64);
         tcp_ao::mac_input(
             ip,
             version,
@@ -155,9 +170,9 @@ impl Flows {
             option,
             sne,
             self.config.include_options,
-            &mut input,
+            input,
         );
-        Ok(key.mac(&input))
+        Ok(Rc::clone(key))
     }
 }
 

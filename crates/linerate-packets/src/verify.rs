@@ -21,9 +21,11 @@ use crate::problem::{Kind, Problem};
 use crate::stream::CaptureReader;
 use crate::tcp;
 use crate::tcp_ao;
+use crate::tcp_ao::TrafficKey;
 use crate::tcp_ao_flows::Flows;
 use crate::tcp_md5;
 use linerate::lanes::many::md5_many_into;
+use std::rc::Rc;
 
 const BATCH: usize = 256;
 
@@ -34,6 +36,8 @@ struct Check {
     input: Vec<u8>,
     seq: u32,
     icv: [u8; 16],
+    /// TCP-AO: the traffic key of the segment's connection direction.
+    ao_key: Option<Rc<TrafficKey>>,
 }
 
 /// What a packet is, for the summary.
@@ -43,9 +47,6 @@ enum Verdict {
     Unprotected,
     /// No TCP in it (TCP options only).
     NotTcp,
-    /// Checked already, and right (TCP-AO, whose keys differ per
-    /// connection, is checked at once).
-    Good,
     /// A TCP-AO segment whose connection has no ISNs here: the message
     /// the first time, empty after.
     NoIsn(String),
@@ -114,7 +115,7 @@ fn classify(
     let spi = match checking {
         Checking::Ah { spi, .. } => *spi,
         Checking::TcpMd5(keys) => return classify_tcp(packet, &at, keys, slot),
-        Checking::TcpAo(flows) => return check_ao(packet, &at, flows),
+        Checking::TcpAo(flows) => return check_ao(packet, &at, flows, slot),
     };
     let layout = at.layout;
     let ip = &packet.data[at.ip_at..at.ip_at + layout.len];
@@ -195,7 +196,12 @@ fn classify_tcp(
 }
 
 /// Checks a located packet's TCP-AO option at once.
-fn check_ao(packet: &Packet<'_>, at: &crate::packet::Located, flows: &mut Flows) -> Verdict {
+fn check_ao(
+    packet: &Packet<'_>,
+    at: &crate::packet::Located,
+    flows: &mut Flows,
+    slot: &mut Check,
+) -> Verdict {
     let ip = &packet.data[at.ip_at..at.ip_at + at.layout.len];
     let seg = match tcp::locate(ip, &at.layout) {
         Ok(Some(seg)) => seg,
@@ -210,14 +216,15 @@ fn check_ao(packet: &Packet<'_>, at: &crate::packet::Located, flows: &mut Flows)
     if flows.config.key_id.is_some_and(|k| k != option.key_id) {
         return Verdict::Unprotected;
     }
-    match flows.mac(ip, at.layout.version, &seg, &option) {
-        Ok(mac) => {
-            let carried = &ip[option.at + 4..option.at + tcp_ao::OPTION_LEN];
-            if bool::from(mac[..].ct_eq(carried)) {
-                Verdict::Good
-            } else {
-                Verdict::BadIcv("bad TCP-AO MAC".to_string())
-            }
+    match flows.prepare(ip, at.layout.version, &seg, &option, &mut slot.input) {
+        Ok(key) => {
+            slot.index = packet.index;
+            slot.seq = 0;
+            slot.icv = [0; 16];
+            slot.icv[..tcp_ao::MAC_LEN]
+                .copy_from_slice(&ip[option.at + 4..option.at + tcp_ao::OPTION_LEN]);
+            slot.ao_key = Some(key);
+            Verdict::Check
         }
         Err(no_isn) if no_isn.no_key => Verdict::NoKey(no_isn.connection),
         Err(no_isn) => Verdict::NoIsn(if no_isn.first {
@@ -232,37 +239,39 @@ fn check_ao(packet: &Packet<'_>, at: &crate::packet::Located, flows: &mut Flows)
     }
 }
 
-/// The AH's key, if AHs are checked.
-fn ah_key(checking: &mut Checking) -> Option<&mut MacKey> {
-    match checking {
-        Checking::Ah { key, .. } => Some(key),
-        _ => None,
-    }
-}
-
-/// Computes the batch's ICVs and compares them.
+/// Computes the batch's tags and compares them: AH's ICVs under the key,
+/// TCP-MD5's digests (each input ends with its key), TCP-AO's MACs under
+/// each segment's traffic key.
 fn check_batch(
-    keyed: Option<&mut MacKey>,
+    checking: &mut Checking,
     alg: MacAlgorithm,
-    batch: &[Check],
+    batch: &mut [Check],
     counts: &mut Verified,
     note: &mut dyn FnMut(usize, &str, Finding),
 ) {
     let refs: Vec<&[u8]> = batch.iter().map(|c| c.input.as_slice()).collect();
-    let seqs: Vec<u32> = batch.iter().map(|c| c.seq).collect();
     let mut tags = vec![[0u8; 16]; batch.len()];
-    match keyed {
-        Some(keyed) => icv::tags(keyed, &refs, &seqs, &mut tags),
-        // TCP-MD5: each input ends with its connection's key.
-        None => md5_many_into(&refs, &mut tags),
-    }
-    let n = alg.tag_len();
-    let bad = if alg == MacAlgorithm::TcpMd5 {
-        "bad TCP-MD5 digest"
-    } else {
-        "bad ICV"
+    let (n, bad) = match checking {
+        Checking::Ah { key, .. } => {
+            let seqs: Vec<u32> = batch.iter().map(|c| c.seq).collect();
+            icv::tags(key, &refs, &seqs, &mut tags);
+            (alg.tag_len(), "bad ICV")
+        }
+        Checking::TcpMd5(_) => {
+            md5_many_into(&refs, &mut tags);
+            (16, "bad TCP-MD5 digest")
+        }
+        Checking::TcpAo(_) => {
+            let keys: Vec<&TrafficKey> = batch
+                .iter()
+                .map(|c| c.ao_key.as_deref().expect("a TCP-AO check has its key"))
+                .collect();
+            tcp_ao::macs(&keys, &refs, &mut tags);
+            (tcp_ao::MAC_LEN, "bad TCP-AO MAC")
+        }
     };
-    for (check, tag) in batch.iter().zip(&tags) {
+    for (check, tag) in batch.iter_mut().zip(&tags) {
+        check.ao_key = None;
         if bool::from(tag[..n].ct_eq(&check.icv[..n])) {
             counts.verified += 1;
         } else {
@@ -305,7 +314,6 @@ pub fn verify(
             match classify(&packet, alg, &mut checking, &mut batch[used]) {
                 Verdict::Unprotected => counts.unprotected += 1,
                 Verdict::NotTcp => counts.not_tcp += 1,
-                Verdict::Good => counts.verified += 1,
                 Verdict::NoKey(connection) => {
                     counts.no_key += 1;
                     // Said once per direction of a connection.
@@ -337,23 +345,11 @@ pub fn verify(
                 Verdict::Check => used += 1,
             }
             if used == BATCH {
-                check_batch(
-                    ah_key(&mut checking),
-                    alg,
-                    &batch[..used],
-                    &mut counts,
-                    note,
-                );
+                check_batch(&mut checking, alg, &mut batch[..used], &mut counts, note);
                 used = 0;
             }
         }
     }
-    check_batch(
-        ah_key(&mut checking),
-        alg,
-        &batch[..used],
-        &mut counts,
-        note,
-    );
+    check_batch(&mut checking, alg, &mut batch[..used], &mut counts, note);
     Ok(counts)
 }

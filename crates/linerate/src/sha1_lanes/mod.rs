@@ -30,6 +30,22 @@ pub fn hmac_sha1_many_with(
     out: &mut [[u8; 16]],
     len: usize,
 ) {
+    hmac_sha1_keyed_many_with(backend, |_| key, messages, out, len);
+}
+
+/// [`hmac_sha1_many_with`] with a key per message (`key(i)` for message
+/// `i`): TCP-AO's segments, each under its connection's traffic key, share
+/// the lanes.
+///
+/// # Panics
+/// As [`hmac_sha1_many_with`].
+pub fn hmac_sha1_keyed_many_with<'k>(
+    backend: Sha1LanesBackend,
+    key: impl Fn(usize) -> &'k HmacSha1Key,
+    messages: &[&[u8]],
+    out: &mut [[u8; 16]],
+    len: usize,
+) {
     assert!(out.len() >= messages.len() && len <= 16);
     assert!(backend.is_supported(), "{backend} is not supported here");
     match backend {
@@ -39,12 +55,12 @@ pub fn hmac_sha1_many_with(
                 messages.len(),
                 WIDTH,
                 |i| padded_blocks(messages[i].len()),
-                |group| hmac_group(key, messages, group, out, len),
+                |group| hmac_group(&key, messages, group, out, len),
             );
         }
         _ => {
-            for (m, slot) in messages.iter().zip(out.iter_mut()) {
-                slot[..len].copy_from_slice(&key.tag(m)[..len]);
+            for (i, (m, slot)) in messages.iter().zip(out.iter_mut()).enumerate() {
+                slot[..len].copy_from_slice(&key(i).tag(m)[..len]);
             }
         }
     }
@@ -64,8 +80,8 @@ pub fn hmac_sha1_many_into(
 /// hash from the key's inner state over their blocks, then the outer one
 /// over their inner digests.
 #[cfg(target_arch = "x86_64")]
-fn hmac_group(
-    key: &HmacSha1Key,
+fn hmac_group<'k>(
+    key: &impl Fn(usize) -> &'k HmacSha1Key,
     messages: &[&[u8]],
     group: &[(usize, usize)],
     out: &mut [[u8; 16]],
@@ -90,7 +106,12 @@ fn hmac_group(
         tail[end - 8..end].copy_from_slice(&(((64 + m.len()) as u64) * 8).to_be_bytes());
     }
     let g = group.len();
-    let mut states = [*key.inner_state(); WIDTH];
+    let mut states = [[0u32; 5]; WIDTH];
+    let mut outer = [[0u32; 5]; WIDTH];
+    for (lane, &(_, i)) in group.iter().enumerate() {
+        states[lane] = *key(i).inner_state();
+        outer[lane] = *key(i).outer_state();
+    }
     let block = |lane: usize, b: usize| -> &[u8; 64] {
         if lane >= g {
             &zero
@@ -109,7 +130,6 @@ fn hmac_group(
         ob[20] = 0x80;
         ob[56..].copy_from_slice(&((64u64 + 20) * 8).to_be_bytes());
     }
-    let mut outer = [*key.outer_state(); WIDTH];
     // SAFETY: as above.
     unsafe { x86_64_avx512::compress(&mut outer, 1, |lane, _| &outer_blocks[lane]) };
     for (lane, &(_, i)) in group.iter().enumerate() {

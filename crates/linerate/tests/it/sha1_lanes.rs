@@ -6,7 +6,7 @@
 use crate::support::{Rng, supported};
 use hmac::{KeyInit, Mac};
 use linerate::mac::hmac::HmacSha1Key;
-use linerate::sha1_lanes::{Sha1LanesBackend, hmac_sha1_many_with};
+use linerate::sha1_lanes::{Sha1LanesBackend, hmac_sha1_keyed_many_with, hmac_sha1_many_with};
 
 fn oracle(key: &[u8], message: &[u8]) -> [u8; 20] {
     let mut mac = hmac::Hmac::<sha1::Sha1>::new_from_slice(key).unwrap();
@@ -69,6 +69,33 @@ fn unaligned_messages_and_a_batch_longer_than_a_sort_window() {
         hmac_sha1_many_with(backend, &k, &views, &mut out, 16);
         for (i, m) in views.iter().enumerate() {
             assert_eq!(out[i], oracle(&key, m)[..16], "{backend} message {i}");
+        }
+    }
+}
+
+/// A key per message (TCP-AO's traffic keys): five keys in turn over
+/// messages of mixed lengths, every backend, against the oracle.
+#[test]
+fn a_key_per_message() {
+    let mut rng = Rng::new(5926);
+    let raw: Vec<Vec<u8>> = (0..5).map(|i| rng.bytes(20 + i)).collect();
+    let keys: Vec<HmacSha1Key> = raw.iter().map(|k| HmacSha1Key::new(k)).collect();
+    let messages: Vec<Vec<u8>> = (0..300)
+        .map(|i| {
+            let n = if i % 3 == 0 { 1492 } else { rng.below(400) };
+            rng.bytes(n)
+        })
+        .collect();
+    let views: Vec<&[u8]> = messages.iter().map(|m| &m[..]).collect();
+    for backend in supported::<Sha1LanesBackend>() {
+        let mut out = vec![[0u8; 16]; views.len()];
+        hmac_sha1_keyed_many_with(backend, |i| &keys[i % 5], &views, &mut out, 12);
+        for (i, m) in views.iter().enumerate() {
+            assert_eq!(
+                out[i][..12],
+                oracle(&raw[i % 5], m)[..12],
+                "{backend} message {i}"
+            );
         }
     }
 }
