@@ -17,13 +17,15 @@
 //! - [`table`]: the one data model, rendered by [`text`], [`json`] and
 //!   [`report`] (HTML, Markdown, SVG plots); [`load`] reads a saved
 //!   JSON run back;
-//! - [`packets`]: the ICV algorithms timed over a capture's packets;
+//! - [`packets`]: the ICV algorithms timed over a capture's packets, TCP-MD5
+//!   beside the kernel's own cost ([`kernel_md5`]);
 //! - [`progress`]: how a caller hears of a run.
 
 pub mod algo;
 pub mod blocks;
 pub mod cells;
 pub mod json;
+pub mod kernel_md5;
 pub mod keysetup;
 pub mod lab;
 pub mod load;

@@ -71,6 +71,9 @@ traffic.
            cores by default): packets/s, Gb/s of IP packet bytes, and which
            link rates that keeps up with (100 Mb/s TCP, 130 Mb/s UDP and
            622 Mb/s ATM from RFC 1810's day; 1, 10, 25, 100, 400 Gb/s).
+           With tcp-md5, the Linux kernel's own TCP-MD5 cost is measured
+           beside it (loopback transfers with and without TCP_MD5SIG, a
+           few seconds) and the ratio printed.
 
 ALG (ICV length in bytes):
   hmac-md5-96    HMAC-MD5, first 12 bytes (RFC 2403)

@@ -486,3 +486,70 @@ fn broken_segments_are_reported_with_their_index() {
         "8 packets: 2 verified, 0 bad digest, 0 no TCP-MD5 option, 1 not TCP, 5 malformed\n"
     );
 }
+
+/// `packets bench --alg tcp-md5` times the digests over a capture's TCP
+/// segments and measures the kernel's own TCP-MD5 beside them; on a
+/// capture without TCP it says there is nothing to time.
+#[test]
+fn bench_stands_tcp_md5_beside_the_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<(Vec<u8>, usize)> = (0..64)
+        .map(|i| {
+            let p = segment(5, &[], &vec![i as u8; 1448], 6);
+            let len = p.len();
+            (p, len)
+        })
+        .collect();
+    let capture = dir.path().join("tcp.pcap");
+    std::fs::write(&capture, raw_pcap(&records)).unwrap();
+    let out = linerate(&[
+        "packets",
+        "bench",
+        capture.to_str().unwrap(),
+        "--alg",
+        "tcp-md5",
+        "-j",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let row: Vec<&str> = stdout
+        .lines()
+        .find(|l| l.starts_with("tcp-md5 "))
+        .expect("a tcp-md5 row")
+        .split_whitespace()
+        .collect();
+    assert_eq!(row[1], "1");
+    assert!(row[2].parse::<f64>().unwrap() > 0.0 && row[3].parse::<f64>().unwrap() > 0.0);
+    let kernel = stdout.lines().last().unwrap();
+    if kernel.starts_with("Linux kernel TCP-MD5: not measured") {
+        peer_missing(kernel);
+    } else {
+        let words: Vec<&str> = kernel.split_whitespace().collect();
+        assert_eq!(
+            words[..5],
+            ["Linux", "kernel", "TCP-MD5", "on", "this"],
+            "{kernel}"
+        );
+        let ns: f64 = words[6].parse().unwrap();
+        let ratio: f64 = words.last().unwrap().trim_end_matches('x').parse().unwrap();
+        assert!(ns > 0.0 && ratio > 0.0, "{kernel}");
+    }
+    let udp = dir.path().join("udp.pcap");
+    std::fs::write(&udp, raw_pcap(&[(segment(5, &[], b"udp", 17), 43)])).unwrap();
+    let out = linerate(&[
+        "packets",
+        "bench",
+        udp.to_str().unwrap(),
+        "--alg",
+        "tcp-md5",
+        "-j",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).contains("tcp-md5               no packets it applies to"),
+        "{}",
+        text(&out.stdout)
+    );
+}
