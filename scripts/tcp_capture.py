@@ -9,9 +9,9 @@ Each connection is its own address and port pair (10.x.y.z:port to
 10.255.0.1:179, or fd00:: addresses with --ipv6); their segments are
 interleaved round-robin, as a router sees many peers. --payload gives
 every segment that many payload bytes (1448 makes 1500-byte IPv4 packets
-with the timestamps option); --bgp draws a BGP-like mix: 40% KEEPALIVEs
-(19 bytes), 45% UPDATEs of 40 to 200 bytes, 15% of 200 to 4096 bytes cut to
-the MSS. --handshake starts every connection with its SYN and SYN-ACK (as
+with the timestamps option); --bgp draws BGP-sized segments, 19 to 200
+bytes: 40% KEEPALIVEs (19 bytes), 50% UPDATEs of 40 to 200 bytes, 10%
+ROUTE-REFRESH and NOTIFICATION messages of 21 to 60 bytes. --handshake starts every connection with its SYN and SYN-ACK (as
 TCP-AO needs, for the ISNs). Raw IP link type (101); TCP checksums are left
 zero (bench does not read them). Deterministic: the same arguments give
 the same file.
@@ -65,7 +65,7 @@ def main():
             for c in range(a.connections):
                 if a.bgp:
                     r = rng.random()
-                    size = 19 if r < 0.40 else rng.randint(40, 200) if r < 0.85 else rng.randint(200, 1448)
+                    size = 19 if r < 0.40 else rng.randint(40, 200) if r < 0.90 else rng.randint(21, 60)
                 else:
                     size = a.payload
                 payload = bytes(rng.getrandbits(8) for _ in range(min(size, 64))) * (size // 64 + 1)
