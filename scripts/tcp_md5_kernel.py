@@ -56,6 +56,8 @@ def main():
 
     try:
         sniff = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+        # Room for bursts while this thread waits for the interpreter.
+        sniff.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
         sniff.bind(("lo", 0))
     except PermissionError as e:
         print(f"tcp_md5_kernel: no capture socket: {e}", file=sys.stderr)
