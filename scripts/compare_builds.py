@@ -34,7 +34,11 @@ FILE_SIZE = 16 << 20
 BIG = 4 << 30
 
 PY_HASH_FILES = """
-import os, sys, time, linerate
+import os, sys, time
+try:
+    import linerate_hash as linerate
+except ImportError:  # a build from before the package was renamed
+    import linerate
 d = sys.argv[1]
 paths = sorted(os.path.join(d, f) for f in os.listdir(d))
 start = time.perf_counter()

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-import linerate
+import linerate_hash as linerate
 
 
 def timed(f):

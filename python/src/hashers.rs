@@ -72,7 +72,7 @@ impl State {
 }
 
 /// A hash object as `hashlib.new` returns.
-#[pyclass(name = "Hash", module = "linerate._linerate", frozen)]
+#[pyclass(name = "Hash", module = "linerate_hash._linerate", frozen)]
 pub struct Hash {
     state: Mutex<State>,
 }

@@ -1,4 +1,4 @@
-//! The native module of the `linerate` Python package (`linerate._linerate`):
+//! The native module of the `linerate` Python package (`linerate_hash._linerate`):
 //! hashlib-style MD5 and MD5-P/K objects, HMAC and UMAC, batch APIs over
 //! the multi-buffer engine and native file hashing, all over the `linerate`
 //! library and its file engine (`linerate-files`). The Python package re-exports

@@ -33,7 +33,7 @@ enum Keyed {
 
 /// `HmacKey(key, digest="md5")`: a key set up once (its two padded blocks
 /// hashed), then used for any number of messages.
-#[pyclass(name = "HmacKey", module = "linerate._linerate", frozen)]
+#[pyclass(name = "HmacKey", module = "linerate_hash._linerate", frozen)]
 pub struct HmacKey {
     key: Keyed,
 }
@@ -161,7 +161,7 @@ impl HmacKey {
 
 /// `umac(key, bits=64)`: UMAC (RFC 4418) with a 16-byte key, tags of 32,
 /// 64, 96 or 128 bits.
-#[pyclass(name = "Umac", module = "linerate._linerate", frozen)]
+#[pyclass(name = "Umac", module = "linerate_hash._linerate", frozen)]
 pub struct Umac {
     /// `tag` advances a cached pad, hence the lock.
     umac: Mutex<UmacKey>,

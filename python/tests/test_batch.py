@@ -6,7 +6,7 @@ import hashlib
 import numpy as np
 import pytest
 
-import linerate
+import linerate_hash as linerate
 from conftest import ticks_during
 
 

@@ -15,7 +15,7 @@ except ImportError:
         raise
     pytest.skip("dask[distributed] not installed: pip install linerate[dask]", allow_module_level=True)
 
-import linerate.dask as ldask
+import linerate_hash.dask as ldask
 
 
 @pytest.fixture(scope="module")
@@ -65,4 +65,4 @@ def test_without_client_uses_default_scheduler(tmp_path, rng):
     assert ldask.hash_files(paths) == [hashlib.md5(p.read_bytes()).digest() for p in paths]
 
 
-import linerate  # noqa: E402
+import linerate_hash as linerate  # noqa: E402

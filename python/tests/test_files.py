@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-import linerate
+import linerate_hash as linerate
 from conftest import md5p_reference, ticks_during
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -125,7 +125,8 @@ def test_file_calls_release_the_gil(tmp_path):
 
 
 CHANGING_CHILD = """
-import os, sys, linerate
+import os, sys
+import linerate_hash as linerate
 paths = sys.argv[1:]
 for p, r in zip(paths, linerate.hash_files(paths, threads=1, errors="return")):
     print(p, r.hex() if isinstance(r, bytes) else "error: " + str(r))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import linerate
+import linerate_hash as linerate
 from conftest import boundary_lengths, md5p_reference, ticks_during
 
 # docs/md5p.md's test vectors, from their data file (docs/md5p-vectors.txt):

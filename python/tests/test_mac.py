@@ -8,7 +8,7 @@ import hmac
 
 import pytest
 
-import linerate
+import linerate_hash as linerate
 from conftest import required_peers
 
 # RFC 4418 appendix: key "abcdefghijklmnop", nonce "bcdefghi";

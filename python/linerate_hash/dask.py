@@ -12,7 +12,7 @@ from typing import Any, List, Optional, Sequence, Union
 
 import dask
 
-import linerate
+import linerate_hash as linerate
 
 Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 

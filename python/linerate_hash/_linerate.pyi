@@ -1,4 +1,4 @@
-"""Type stubs of the native module linerate._linerate."""
+"""Type stubs of the native module linerate_hash._linerate."""
 
 import os
 from typing import Iterable, List, Optional, Sequence, Union

@@ -1,4 +1,5 @@
-"""linerate: MD5 at the latency bound, multi-buffer MD5, RFC 1810's MD5-P/K,
+"""linerate_hash (the `linerate-hash` distribution; linerate's Python
+package): MD5 at the latency bound, multi-buffer MD5, RFC 1810's MD5-P/K,
 HMAC and UMAC, for Python.
 
 hashlib-compatible hash objects (``md5``, ``md5p``, ``new``) that work as
