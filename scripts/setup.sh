@@ -93,3 +93,38 @@ ensure_python_package() {
         -c "$root/python/constraints.txt" "$root/python[test,dask]" \
         || { echo "setup: could not build or install python/" >&2; exit 1; }
 }
+
+# The wheel users install: `maturin build --zig` for manylinux2014 (glibc
+# 2.17, x86-64, abi3 for CPython 3.9 and later) into target/wheels/,
+# checked by auditwheel, then installed into a fresh `.venv-wheel-test`
+# (not the source tree) with the test extras. The build tools, pinned, live
+# in `.venv-wheel`; about 70 MB with zig.
+WHEEL_TOOLS="maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2"
+ensure_wheel() {
+    local root tools venv wheel
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    tools="$root/.venv-wheel"
+    venv="$root/.venv-wheel-test"
+    if ! "$tools/bin/maturin" --version >/dev/null 2>&1; then
+        echo "setup: installing $WHEEL_TOOLS into $tools" >&2
+        python3 -m venv "$tools" \
+            && "$tools/bin/pip" install -q --disable-pip-version-check $WHEEL_TOOLS \
+            || { echo "setup: could not install the wheel tools" >&2; exit 1; }
+    fi
+    echo "setup: building the manylinux2014 wheel (maturin --zig)" >&2
+    rm -rf "$root/target/wheels"
+    PATH="$tools/bin:$PATH" "$tools/bin/maturin" build --release --zig \
+        --compatibility manylinux2014 -m "$root/python/Cargo.toml" \
+        -o "$root/target/wheels" >/dev/null 2>&1 \
+        || { echo "setup: maturin build --zig failed" >&2; exit 1; }
+    wheel=$(ls "$root"/target/wheels/linerate_hash-*-cp39-abi3-manylinux*.whl)
+    "$tools/bin/auditwheel" show "$wheel" | tr '\n' ' ' \
+        | grep -q 'consistent with the following platform tag: "manylinux_2_17_x86_64"' \
+        || { echo "setup: auditwheel does not call $wheel manylinux_2_17" >&2; exit 1; }
+    rm -rf "$venv"
+    python3 -m venv "$venv" \
+        && "$venv/bin/pip" install -q --disable-pip-version-check \
+            -c "$root/python/constraints.txt" "$wheel" pytest numpy "dask[distributed]" \
+        || { echo "setup: could not install $wheel into $venv" >&2; exit 1; }
+    echo "$wheel"
+}

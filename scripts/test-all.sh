@@ -47,6 +47,10 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test it md5p_oracle:: 2>&1 | tee -a "$log"
 echo "== python tests (pytest python/tests)"
 .venv-python/bin/python -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee -a "$log"
+# The same suite against the manylinux2014 wheel, installed in a fresh venv.
+wheel=$(ensure_wheel | tail -1)
+echo "== python tests against the wheel (${wheel##*/})"
+.venv-wheel-test/bin/python -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee -a "$log"
 echo "== hardware simulations (hw/run-tests.sh)"
 bash hw/run-tests.sh 2>&1 | tee -a "$log"
 # One closing line for the whole run (cargo prints one per test binary,
