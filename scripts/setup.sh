@@ -98,7 +98,7 @@ ensure_python_package() {
 # 2.17, x86-64, abi3 for CPython 3.9 and later) into target/wheels/,
 # checked by auditwheel, then installed into a fresh `.venv-wheel-test`
 # (not the source tree) with the test extras. The build tools, pinned, live
-# in `.venv-wheel`; about 70 MB with zig.
+# in `.venv-wheel` (about 470 MB, zig most of it).
 WHEEL_TOOLS="maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2"
 ensure_wheel() {
     local root tools venv wheel
