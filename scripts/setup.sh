@@ -124,7 +124,7 @@ ensure_wheel() {
     rm -rf "$venv"
     python3 -m venv "$venv" \
         && "$venv/bin/pip" install -q --disable-pip-version-check \
-            -c "$root/python/constraints.txt" "$wheel" pytest numpy "dask[distributed]" \
+            -c "$root/python/constraints.txt" "$wheel" pytest numpy pyarrow "dask[distributed]" \
         || { echo "setup: could not install $wheel into $venv" >&2; exit 1; }
     echo "$wheel"
 }
