@@ -1,7 +1,8 @@
 """MD5 of Arrow columns: every row of a ``binary``, ``string``,
 ``large_binary`` or ``large_string`` array (or chunked array) hashed in one
 call on the multi-buffer engine, read in place from the array's own value
-and offset buffers (no copy; slices keep their offset), into a
+and offset buffers (no copy; slices keep their offset), digests written
+straight into the result's buffer, into a
 ``FixedSizeBinary(16)`` array, or with ``hex=True`` a ``string`` array of
 32-character digests (Spark's and DuckDB's ``md5(col)``). Nulls stay null.
 
@@ -23,8 +24,6 @@ import pyarrow as pa
 from . import md5_many_offsets
 
 __all__ = ["md5"]
-
-_HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
 ArrowColumn = Union[pa.Array, pa.ChunkedArray]
 
@@ -50,21 +49,20 @@ def md5(column: ArrowColumn, *, hex: bool = False, threads: Optional[int] = None
     else:
         raise TypeError(f"md5 takes binary, string, large_binary or large_string columns, not {kind}")
     n = len(column)
-    digests = np.empty((n, 16), dtype=np.uint8)
+    width = 32 if hex else 16
+    digests = np.empty(width * n, dtype=np.uint8)
     if n:
         _, offsets_buffer, values_buffer = column.buffers()
         # The column's own buffers: a slice starts `column.offset` rows in.
         offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[column.offset : column.offset + n + 1]
         values = values_buffer if values_buffer is not None else b""
-        md5_many_offsets(values, offsets, out=digests, threads=threads)
+        md5_many_offsets(values, offsets, out=digests, threads=threads, hex=hex)
     validity = _validity(column)
     if not hex:
         return pa.Array.from_buffers(
             pa.binary(16), n, [validity, pa.py_buffer(digests)], null_count=column.null_count
         )
-    text = np.empty((n, 32), dtype=np.uint8)
-    text[:, 0::2] = _HEX_DIGITS[digests >> 4]
-    text[:, 1::2] = _HEX_DIGITS[digests & 15]
+    text = digests
     if 32 * n < 2**31:
         kind, offset_type = pa.string(), np.int32
     else:

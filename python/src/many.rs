@@ -57,21 +57,23 @@ pub fn md5_many<'py>(
     PyList::new(py, digests.iter().map(|d| PyBytes::new(py, d)))
 }
 
-/// `md5_many_offsets(values, offsets, out=None)`: row `i` is
-/// `values[offsets[i]:offsets[i + 1]]` (Arrow's binary and large_binary
-/// layout: int32 or int64 offsets, n + 1 of them). Returns the n digests
-/// as one `bytes` of 16 n bytes, or writes them into `out` (any writable
-/// buffer of 16 n bytes, e.g. a NumPy `uint8` array of shape (n, 16)) and
+/// `md5_many_offsets(values, offsets, out=None, *, threads=None,
+/// hex=False)`: row `i` is `values[offsets[i]:offsets[i + 1]]` (Arrow's
+/// binary and large_binary layout: int32 or int64 offsets, n + 1 of them).
+/// Returns the n digests as one `bytes` of 16 n bytes (with `hex`, 32 n
+/// bytes of lowercase hex digits), or writes them into `out` (any writable
+/// buffer of that size, e.g. a NumPy `uint8` array of shape (n, 16)) and
 /// returns None. Large columns use up to `threads` threads (default: every
 /// core).
 #[pyfunction]
-#[pyo3(signature = (values, offsets, out = None, *, threads = None))]
+#[pyo3(signature = (values, offsets, out = None, *, threads = None, hex = false))]
 pub fn md5_many_offsets<'py>(
     py: Python<'py>,
     values: &Bound<'py, PyAny>,
     offsets: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
     threads: Option<usize>,
+    hex: bool,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let threads = thread_count(threads)?;
     let values = Data::borrow(values)?;
@@ -80,29 +82,52 @@ pub fn md5_many_offsets<'py>(
     let values = values.bytes();
     let rows = row_slices(values, &bounds)?;
     let mut digests = vec![[0u8; 16]; rows.len()];
+    let width = if hex { 32 } else { 16 };
     match out {
         Some(out) => {
             let mut target = buffer::writable(out)?;
             let target = target.bytes_mut();
-            if target.len() != 16 * rows.len() {
+            if target.len() != width * rows.len() {
                 return Err(PyValueError::new_err(format!(
                     "out has {} bytes; {} rows need {}",
                     target.len(),
                     rows.len(),
-                    16 * rows.len()
+                    width * rows.len()
                 )));
             }
             py.detach(|| {
                 hash_rows(&rows, &mut digests, threads);
-                for (chunk, digest) in target.chunks_exact_mut(16).zip(&digests) {
-                    chunk.copy_from_slice(digest);
-                }
+                write_digests(&digests, hex, target);
             });
             Ok(None)
+        }
+        None if hex => {
+            let mut text = vec![0u8; 32 * rows.len()];
+            py.detach(|| {
+                hash_rows(&rows, &mut digests, threads);
+                write_digests(&digests, true, &mut text);
+            });
+            Ok(Some(PyBytes::new(py, &text)))
         }
         None => {
             py.detach(|| hash_rows(&rows, &mut digests, threads));
             Ok(Some(PyBytes::new(py, digests.as_flattened())))
+        }
+    }
+}
+
+/// The digests into `target`, as they are (16 bytes each) or as lowercase
+/// hex (32 each).
+fn write_digests(digests: &[[u8; 16]], hex: bool, target: &mut [u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    if !hex {
+        target.copy_from_slice(digests.as_flattened());
+        return;
+    }
+    for (chunk, digest) in target.chunks_exact_mut(32).zip(digests) {
+        for (pair, byte) in chunk.chunks_exact_mut(2).zip(digest) {
+            pair[0] = DIGITS[usize::from(byte >> 4)];
+            pair[1] = DIGITS[usize::from(byte & 15)];
         }
     }
 }

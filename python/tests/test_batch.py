@@ -60,6 +60,14 @@ def test_md5_many_offsets(rng, dtype):
     # array.array offsets, and a column that starts past 0 (a sliced Arrow array)
     sliced = array.array("q", [o + 3 for o in offsets.tolist()])
     assert linerate.md5_many_offsets(b"xyz" + values, sliced) == want
+    # hex: 32 lowercase digits a row, returned or written into `out`
+    hexed = "".join(hashlib.md5(r).hexdigest() for r in rows).encode()
+    assert linerate.md5_many_offsets(values, offsets, hex=True) == hexed
+    text = bytearray(32 * len(rows))
+    assert linerate.md5_many_offsets(values, offsets, out=text, hex=True) is None
+    assert bytes(text) == hexed
+    with pytest.raises(ValueError, match="need"):
+        linerate.md5_many_offsets(values, offsets, out=bytearray(16 * len(rows)), hex=True)
 
 
 def test_md5_many_offsets_errors():
