@@ -33,6 +33,30 @@ pub enum Kind {
     NoKey,
 }
 
+impl Problem {
+    /// The problem of a segment of `connection` ("A:p > B:q") whose MAC
+    /// has no key: no line in the key table, or (TCP-AO) no SYNs for the
+    /// ISNs; `fate` says what became of it ("copied unsigned", "not
+    /// verified"). One message per direction of a connection: callers say
+    /// it once.
+    pub fn unkeyed(kind: Kind, connection: &str, fate: &str) -> Problem {
+        let why = match kind {
+            Kind::NoIsn => "its SYNs are not in the capture (TCP-AO's traffic keys need both ISNs)",
+            _ => "no key in the key table",
+        };
+        Problem::new(
+            kind,
+            format!("connection {connection}: {why}: its segments are {fate}"),
+        )
+    }
+
+    /// Whether it is said once per connection direction rather than per
+    /// packet.
+    pub fn once_per_connection(&self) -> bool {
+        matches!(self.kind, Kind::NoKey | Kind::NoIsn)
+    }
+}
+
 impl Kind {
     /// The summary's word for it.
     pub fn label(self) -> &'static str {

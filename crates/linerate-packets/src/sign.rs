@@ -23,7 +23,7 @@ use crate::packet::{Located, locate};
 use crate::problem::{Kind, Problem, Tally};
 use crate::stream::CaptureReader;
 use crate::tcp_ao::{self, Placed, TrafficKey};
-use crate::tcp_ao_flows::Flows;
+use crate::tcp_ao_flows::{Flows, Unkeyed};
 use crate::tcp_md5::{self, Pending};
 use crate::write::{CaptureWriter, FLUSH_AT};
 use linerate::lanes::many::md5_many_into;
@@ -131,10 +131,9 @@ enum Slot {
 
 /// The signed packets of the writer's buffer whose tags are still zero.
 struct Batch {
-    /// The AH's MAC; `None` for TCP-MD5, whose inputs end with their
-    /// connection's key and are plain MD5.
+    /// The AH's MAC; `None` for the TCP options, whose keys are per
+    /// connection (TCP-MD5's inputs end with theirs and are plain MD5).
     keyed: Option<MacKey>,
-    alg: MacAlgorithm,
     /// Tag inputs, reused; the first `seqs.len()` are this batch's.
     inputs: Vec<Vec<u8>>,
     /// AH sequence numbers (UMAC's nonces; zero for TCP-MD5).
@@ -162,7 +161,7 @@ impl Batch {
             None if !ao_keys.is_empty() => tcp_ao::macs(&ao_keys, &refs, &mut self.tags),
             None => md5_many_into(&refs, &mut self.tags),
         }
-        let len = self.alg.tag_len();
+        let len = self.keyed.as_ref().map_or(16, |k| k.algorithm().tag_len());
         for (slot, tag) in self.slots.iter().zip(&self.tags) {
             match slot {
                 Slot::Ah(at) => buf[*at..at + len].copy_from_slice(&tag[..len]),
@@ -228,20 +227,19 @@ pub fn sign<W: Write>(
     mut signing: Signing,
     note: &mut dyn FnMut(usize, &str),
 ) -> Result<Signed, SignError> {
-    let (keyed, alg) = match &signing {
-        Signing::Ah { key, .. } => (Some(key.clone()), key.algorithm()),
-        Signing::TcpMd5(_) | Signing::TcpAo(_) => (None, MacAlgorithm::TcpMd5),
+    let keyed = match &signing {
+        Signing::Ah { key, .. } => Some(key.clone()),
+        Signing::TcpMd5(_) | Signing::TcpAo(_) => None,
     };
     let mut batch = Batch {
         keyed,
-        alg,
         inputs: (0..BATCH).map(|_| Vec::new()).collect(),
         seqs: Vec::with_capacity(BATCH),
         slots: Vec::with_capacity(BATCH),
         tags: Vec::with_capacity(BATCH),
     };
     let mut done = Signed::default();
-    let mut unkeyed = std::collections::HashSet::new();
+    let mut said_once = std::collections::HashSet::new();
     let mut next_seq = match &signing {
         Signing::Ah { seq_start, .. } => u64::from(*seq_start),
         Signing::TcpMd5(_) | Signing::TcpAo(_) => 0,
@@ -290,11 +288,9 @@ pub fn sign<W: Write>(
                     Ok(())
                 }
                 Err(problem) => {
-                    // TCP-AO's missing SYNs and missing keys are said once
-                    // per direction of a connection.
-                    let repeated =
-                        problem.kind == Kind::NoKey && !unkeyed.insert(problem.message.clone());
-                    if !problem.message.is_empty() && !repeated {
+                    // Missing keys and SYNs are said once per direction
+                    // of a connection.
+                    if !problem.once_per_connection() || said_once.insert(problem.message.clone()) {
                         note(packet.index, &problem.message);
                     }
                     done.skipped.add(problem.kind);
@@ -329,11 +325,16 @@ fn sign_into<W: Write>(
     spi: u32,
     seq: u32,
 ) -> io::Result<Result<(), Problem>> {
-    let ah_len = ah::length(batch.alg.tag_len(), at.layout.version);
+    let alg = batch
+        .keyed
+        .as_ref()
+        .expect("AH signing has its key")
+        .algorithm();
+    let ah_len = ah::length(alg.tag_len(), at.layout.version);
     let orig_len = packet.orig_len.saturating_add(ah_len as u32);
     let open = writer.begin(packet, packet.data.len() + ah_len, orig_len)?;
     let input = &mut batch.inputs[batch.seqs.len()];
-    match build(packet.data, at, batch.alg, spi, seq, &mut writer.buf, input) {
+    match build(packet.data, at, alg, spi, seq, &mut writer.buf, input) {
         Ok(icv_at) => {
             writer.end(packet, open);
             batch.seqs.push(seq);
@@ -361,9 +362,12 @@ fn tcp_into<W: Write>(
         Ok(grow) => grow,
         Err(problem) => return Ok(Err(problem)),
     };
-    let Some(key) = tcp_md5::key_for(packet.data, at, keys) else {
-        let ip = &packet.data[at.ip_at..at.ip_at + at.layout.len];
-        return Ok(Err(unkeyed(ip, at)));
+    let key = match tcp_md5::key_for(packet.data, at, keys) {
+        Some(Ok(key)) => key,
+        Some(Err(connection)) => {
+            return Ok(Err(Problem::unkeyed(Kind::NoKey, &connection, UNSIGNED)));
+        }
+        None => return Ok(Err(Problem::new(Kind::NotTcp, "not TCP: copied unchanged"))),
     };
     let orig_len = packet.orig_len.saturating_add(grow as u32);
     let open = writer.begin(packet, packet.data.len() + grow, orig_len)?;
@@ -417,42 +421,15 @@ fn ao_into<W: Write>(
             batch.slots.push(Slot::TcpAo(placed, key));
             Ok(Ok(()))
         }
-        Err(no_isn) if no_isn.no_key => {
+        Err(unkeyed) => {
             writer.abandon(open);
-            Ok(Err(Problem::new(
-                Kind::NoKey,
-                format!(
-                    "connection {}: no key in the key table: its segments are copied unsigned",
-                    no_isn.connection
-                ),
-            )))
-        }
-        Err(no_isn) => {
-            writer.abandon(open);
-            let message = if no_isn.first {
-                format!(
-                    "connection {}: its SYNs are not in the capture (TCP-AO's traffic keys \
-                     need both ISNs): its segments are copied unsigned",
-                    no_isn.connection
-                )
-            } else {
-                String::new()
-            };
-            Ok(Err(Problem::new(Kind::NoIsn, message)))
+            Ok(Err(match unkeyed {
+                Unkeyed::NoKey(c) => Problem::unkeyed(Kind::NoKey, &c, UNSIGNED),
+                Unkeyed::NoIsn(c) => Problem::unkeyed(Kind::NoIsn, &c, UNSIGNED),
+            }))
         }
     }
 }
 
-/// The problem of a TCP segment whose connection has no key.
-fn unkeyed(ip: &[u8], at: &Located) -> Problem {
-    let connection = match crate::tcp::locate(ip, &at.layout) {
-        Ok(Some(seg)) => crate::tcp::describe(ip, at.layout.version, &seg),
-        _ => "?".to_string(),
-    };
-    Problem::new(
-        Kind::NoKey,
-        format!(
-            "connection {connection}: no key in the key table: its segments are copied unsigned"
-        ),
-    )
-}
+/// What becomes of segments that cannot be signed.
+const UNSIGNED: &str = "copied unsigned";

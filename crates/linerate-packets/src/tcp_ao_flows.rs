@@ -46,23 +46,20 @@ struct Direction {
     keys: HashMap<(u32, u32), Rc<TrafficKey>>,
 }
 
-/// Why a segment's MAC could not be computed: its connection's SYNs are
-/// not in the capture, or the key table has no key for it.
+/// Why a segment's MAC could not be computed, with the segment's direction
+/// ("10.0.0.1:179 > 10.0.0.2:40000").
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NoIsn {
-    /// "10.0.0.1:179 > 10.0.0.2:40000" (the segment's direction).
-    pub connection: String,
-    /// Whether this is the connection's first such segment (say it once).
-    pub first: bool,
-    /// `true`: no key; `false`: no ISNs.
-    pub no_key: bool,
+pub enum Unkeyed {
+    /// The connection's SYNs are not in the capture: no ISNs.
+    NoIsn(String),
+    /// The key table has no key for the connection.
+    NoKey(String),
 }
 
 /// The connections of a capture under one configuration.
 pub struct Flows {
     pub config: AoConfig,
     directions: HashMap<DirectionId, Direction>,
-    reported: std::collections::HashSet<DirectionId>,
 }
 
 fn be32(b: &[u8], at: usize) -> u32 {
@@ -87,7 +84,6 @@ impl Flows {
         Flows {
             config,
             directions: HashMap::new(),
-            reported: std::collections::HashSet::new(),
         }
     }
 
@@ -99,7 +95,7 @@ impl Flows {
         version: Version,
         seg: &Segment,
         option: &AoOption,
-    ) -> Result<[u8; MAC_LEN], NoIsn> {
+    ) -> Result<[u8; MAC_LEN], Unkeyed> {
         let mut input = Vec::with_capacity(seg.len + 64);
         let key = self.prepare(ip, version, seg, option, &mut input)?;
         Ok(key.mac(&input))
@@ -115,7 +111,7 @@ impl Flows {
         seg: &Segment,
         option: &AoOption,
         input: &mut Vec<u8>,
-    ) -> Result<Rc<TrafficKey>, NoIsn> {
+    ) -> Result<Rc<TrafficKey>, Unkeyed> {
         let (id, reverse) = ids(ip, version, seg);
         let flags = ip[seg.at + 13];
         let (syn, ack) = (flags & 0x02 != 0, flags & 0x10 != 0);
@@ -141,20 +137,10 @@ impl Flows {
         };
         let own = self.directions.get(&id).and_then(|d| d.isn);
         let Some(master) = self.config.keys.key_for(ip, version, seg) else {
-            let first = self.reported.insert(id);
-            return Err(NoIsn {
-                connection: tcp::describe(ip, version, seg),
-                first,
-                no_key: true,
-            });
+            return Err(Unkeyed::NoKey(tcp::describe(ip, version, seg)));
         };
         let (Some(own_isn), Some(peer_isn)) = (own, peer_isn) else {
-            let first = self.reported.insert(id);
-            return Err(NoIsn {
-                connection: tcp::describe(ip, version, seg),
-                first,
-                no_key: false,
-            });
+            return Err(Unkeyed::NoIsn(tcp::describe(ip, version, seg)));
         };
         let dir = self.directions.get_mut(&id).expect("seen");
         let sne = if syn { 0 } else { sne(dir, seq) };

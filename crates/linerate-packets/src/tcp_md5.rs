@@ -53,12 +53,20 @@ pub fn find(ip: &[u8], at: &Located) -> Result<Option<Found>, Problem> {
     Ok(Some(Found { segment, digest_at }))
 }
 
-/// The key of the located packet's TCP connection in `keys`, if it is TCP
-/// and a line matches.
-pub fn key_for<'k>(frame: &[u8], at: &Located, keys: &'k KeyTable) -> Option<&'k [u8]> {
+/// The key of the located TCP segment's connection in `keys`, or (`Err`)
+/// the connection's description where no line matches; `None` if the
+/// packet holds no readable TCP segment (signing reports that itself).
+pub fn key_for<'k>(
+    frame: &[u8],
+    at: &Located,
+    keys: &'k KeyTable,
+) -> Option<Result<&'k [u8], String>> {
     let ip = &frame[at.ip_at..at.ip_at + at.layout.len];
     let segment = tcp::locate(ip, &at.layout).ok()??;
-    keys.key_for(ip, at.layout.version, &segment)
+    Some(
+        keys.key_for(ip, at.layout.version, &segment)
+            .ok_or_else(|| tcp::describe(ip, at.layout.version, &segment)),
+    )
 }
 
 /// RFC 2385 section 2.0's digest input, but the key: the pseudo-header

@@ -6,7 +6,6 @@
 
 use std::io;
 
-use linerate::MacAlgorithm;
 use linerate::mac::MacKey;
 use subtle::ConstantTimeEq;
 
@@ -22,7 +21,7 @@ use crate::stream::CaptureReader;
 use crate::tcp;
 use crate::tcp_ao;
 use crate::tcp_ao::TrafficKey;
-use crate::tcp_ao_flows::Flows;
+use crate::tcp_ao_flows::{Flows, Unkeyed};
 use crate::tcp_md5;
 use linerate::lanes::many::md5_many_into;
 use std::rc::Rc;
@@ -47,12 +46,9 @@ enum Verdict {
     Unprotected,
     /// No TCP in it (TCP options only).
     NotTcp,
-    /// A TCP-AO segment whose connection has no ISNs here: the message
-    /// the first time, empty after.
-    NoIsn(String),
-    /// A TCP segment whose connection (so described) has no line in the
-    /// key table.
-    NoKey(String),
+    /// A TCP segment whose MAC has no key (no line in the key table, or
+    /// TCP-AO's ISNs missing): said once per connection direction.
+    Unkeyed(Problem),
     BadIcv(String),
     Malformed(Problem),
     /// Its ICV input, sequence number and received ICV (into the slot).
@@ -100,20 +96,15 @@ pub enum Finding {
 }
 
 /// Classifies `frame`, filling `slot` for a packet to check.
-fn classify(
-    packet: &Packet<'_>,
-    alg: MacAlgorithm,
-    checking: &mut Checking,
-    slot: &mut Check,
-) -> Verdict {
+fn classify(packet: &Packet<'_>, checking: &mut Checking, slot: &mut Check) -> Verdict {
     let at = match locate(packet) {
         Ok(Some(at)) => at,
         Ok(None) if !matches!(checking, Checking::Ah { .. }) => return Verdict::NotTcp,
         Ok(None) => return Verdict::Unprotected,
         Err(p) => return Verdict::Malformed(p),
     };
-    let spi = match checking {
-        Checking::Ah { spi, .. } => *spi,
+    let (alg, spi) = match checking {
+        Checking::Ah { key, spi } => (key.algorithm(), *spi),
         Checking::TcpMd5(keys) => return classify_tcp(packet, &at, keys, slot),
         Checking::TcpAo(flows) => return check_ao(packet, &at, flows, slot),
     };
@@ -185,7 +176,8 @@ fn classify_tcp(
         return Verdict::Unprotected;
     };
     let Some(key) = keys.key_for(ip, at.layout.version, &found.segment) else {
-        return Verdict::NoKey(tcp::describe(ip, at.layout.version, &found.segment));
+        let connection = tcp::describe(ip, at.layout.version, &found.segment);
+        return Verdict::Unkeyed(Problem::unkeyed(Kind::NoKey, &connection, UNVERIFIED));
     };
     tcp_md5::digest_input(ip, at.layout.version, &found.segment, &mut slot.input);
     slot.input.extend_from_slice(key);
@@ -226,25 +218,19 @@ fn check_ao(
             slot.ao_key = Some(key);
             Verdict::Check
         }
-        Err(no_isn) if no_isn.no_key => Verdict::NoKey(no_isn.connection),
-        Err(no_isn) => Verdict::NoIsn(if no_isn.first {
-            format!(
-                "connection {}: its SYNs are not in the capture (TCP-AO's traffic keys need \
-                 both ISNs): its segments are not verified",
-                no_isn.connection
-            )
-        } else {
-            String::new()
-        }),
+        Err(Unkeyed::NoKey(c)) => Verdict::Unkeyed(Problem::unkeyed(Kind::NoKey, &c, UNVERIFIED)),
+        Err(Unkeyed::NoIsn(c)) => Verdict::Unkeyed(Problem::unkeyed(Kind::NoIsn, &c, UNVERIFIED)),
     }
 }
+
+/// What becomes of segments whose MAC has no key.
+const UNVERIFIED: &str = "not verified";
 
 /// Computes the batch's tags and compares them: AH's ICVs under the key,
 /// TCP-MD5's digests (each input ends with its key), TCP-AO's MACs under
 /// each segment's traffic key.
 fn check_batch(
     checking: &mut Checking,
-    alg: MacAlgorithm,
     batch: &mut [Check],
     counts: &mut Verified,
     note: &mut dyn FnMut(usize, &str, Finding),
@@ -255,7 +241,7 @@ fn check_batch(
         Checking::Ah { key, .. } => {
             let seqs: Vec<u32> = batch.iter().map(|c| c.seq).collect();
             icv::tags(key, &refs, &seqs, &mut tags);
-            (alg.tag_len(), "bad ICV")
+            (key.algorithm().tag_len(), "bad ICV")
         }
         Checking::TcpMd5(_) => {
             md5_many_into(&refs, &mut tags);
@@ -290,14 +276,10 @@ pub fn verify(
     mut checking: Checking,
     note: &mut dyn FnMut(usize, &str, Finding),
 ) -> io::Result<Verified> {
-    let alg = match &checking {
-        Checking::Ah { key, .. } => key.algorithm(),
-        Checking::TcpMd5(_) | Checking::TcpAo(_) => MacAlgorithm::TcpMd5,
-    };
     let mut counts = Verified::default();
     let mut batch: Vec<Check> = (0..BATCH).map(|_| Check::default()).collect();
     let mut used = 0;
-    let mut unkeyed = std::collections::HashSet::new();
+    let mut said_once = std::collections::HashSet::new();
     while let Some(records) = reader.next_chunk()? {
         for item in records {
             let packet = match item {
@@ -311,27 +293,18 @@ pub fn verify(
                 }
             };
             counts.packets += 1;
-            match classify(&packet, alg, &mut checking, &mut batch[used]) {
+            match classify(&packet, &mut checking, &mut batch[used]) {
                 Verdict::Unprotected => counts.unprotected += 1,
                 Verdict::NotTcp => counts.not_tcp += 1,
-                Verdict::NoKey(connection) => {
-                    counts.no_key += 1;
-                    // Said once per direction of a connection.
-                    if unkeyed.insert(connection.clone()) {
-                        note(
-                            packet.index,
-                            &format!(
-                                "connection {connection}: no key in the key table: its segments \
-                                 are not verified"
-                            ),
-                            Finding::Malformed,
-                        );
+                Verdict::Unkeyed(problem) => {
+                    if problem.kind == Kind::NoIsn {
+                        counts.no_isn += 1;
+                    } else {
+                        counts.no_key += 1;
                     }
-                }
-                Verdict::NoIsn(m) => {
-                    counts.no_isn += 1;
-                    if !m.is_empty() {
-                        note(packet.index, &m, Finding::Malformed);
+                    // Said once per direction of a connection.
+                    if said_once.insert(problem.message.clone()) {
+                        note(packet.index, &problem.message, Finding::Malformed);
                     }
                 }
                 Verdict::BadIcv(m) => {
@@ -345,11 +318,11 @@ pub fn verify(
                 Verdict::Check => used += 1,
             }
             if used == BATCH {
-                check_batch(&mut checking, alg, &mut batch[..used], &mut counts, note);
+                check_batch(&mut checking, &mut batch[..used], &mut counts, note);
                 used = 0;
             }
         }
     }
-    check_batch(&mut checking, alg, &mut batch[..used], &mut counts, note);
+    check_batch(&mut checking, &mut batch[..used], &mut counts, note);
     Ok(counts)
 }
