@@ -187,6 +187,17 @@ pub fn describe(ip: &[u8], version: Version, seg: &Segment) -> String {
     format!("{src}:{} > {dst}:{}", port(0), port(2))
 }
 
+/// Appends what both TCP-MD5 and TCP-AO MAC first: the pseudo-header of
+/// `seg` in `ip`, then its fixed 20-byte header with the checksum read as
+/// zero.
+pub fn push_pseudo_and_fixed_header(ip: &[u8], version: Version, seg: &Segment, out: &mut Vec<u8>) {
+    pseudo_header(ip, version, seg.len, out);
+    let header = &ip[seg.at..seg.at + HEADER];
+    out.extend_from_slice(&header[..CHECKSUM_AT]);
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&header[CHECKSUM_AT + 2..]);
+}
+
 /// The checksum of `segment` (its checksum field read as zero) under the
 /// pseudo-header of `ip`.
 pub fn checksum(ip: &[u8], version: Version, segment: &[u8]) -> u16 {

@@ -213,11 +213,8 @@ pub fn mac_input(
 ) {
     out.clear();
     out.extend_from_slice(&sne.to_be_bytes());
-    tcp::pseudo_header(ip, version, seg.len, out);
+    tcp::push_pseudo_and_fixed_header(ip, version, seg, out);
     let header = &ip[seg.at..seg.at + seg.header_len];
-    out.extend_from_slice(&header[..tcp::CHECKSUM_AT]);
-    out.extend_from_slice(&[0, 0]);
-    out.extend_from_slice(&header[tcp::CHECKSUM_AT + 2..tcp::HEADER]);
     let ao_at = option.at - seg.at;
     if include_options {
         // The whole header as sent (NOPs, the end of list, padding), the

@@ -74,12 +74,8 @@ pub fn key_for<'k>(
 /// the payload; into `out` (cleared first).
 pub fn digest_input(ip: &[u8], version: Version, segment: &Segment, out: &mut Vec<u8>) {
     out.clear();
-    let seg = &ip[segment.at..segment.at + segment.len];
-    tcp::pseudo_header(ip, version, segment.len, out);
-    out.extend_from_slice(&seg[..tcp::CHECKSUM_AT]);
-    out.extend_from_slice(&[0, 0]);
-    out.extend_from_slice(&seg[tcp::CHECKSUM_AT + 2..tcp::HEADER]);
-    out.extend_from_slice(&seg[segment.header_len..]);
+    tcp::push_pseudo_and_fixed_header(ip, version, segment, out);
+    out.extend_from_slice(&ip[segment.at + segment.header_len..segment.at + segment.len]);
 }
 
 /// The segment of `frame` and how many bytes signing it adds: none where
