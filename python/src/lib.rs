@@ -7,6 +7,7 @@
 use pyo3::prelude::*;
 
 mod buffer;
+mod column;
 mod files;
 mod hashers;
 mod mac;

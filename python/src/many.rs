@@ -2,12 +2,16 @@
 //! released: a sequence of buffers, or Arrow/NumPy-style columns (one
 //! values buffer and the row offsets into it).
 
-use linerate::md5_many_into;
+use std::borrow::Cow;
+
+use linerate::lanes::rows::Offset;
+use linerate::{OffsetRows, Rows, md5_many_into};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
-use crate::buffer::{self, Data, Rows};
+use crate::buffer::{self, Data};
+use crate::column;
 
 /// Batches smaller than this (bytes and row overheads) stay on one thread:
 /// starting threads would cost more than it saves.
@@ -50,7 +54,7 @@ pub fn md5_many<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let threads = thread_count(threads)?;
-    let rows = Rows::new(messages)?;
+    let rows = buffer::Rows::new(messages)?;
     let slices = rows.slices();
     let mut digests = vec![[0u8; 16]; slices.len()];
     py.detach(|| hash_rows(&slices, &mut digests, threads));
@@ -78,117 +82,86 @@ pub fn md5_many_offsets<'py>(
     let threads = thread_count(threads)?;
     let values = Data::borrow(values)?;
     let offsets = buffer::typed(offsets)?;
-    let bounds = read_offsets(&offsets)?;
     let values = values.bytes();
-    let rows = row_slices(values, &bounds)?;
-    let mut digests = vec![[0u8; 16]; rows.len()];
-    let width = if hex { 32 } else { 16 };
+    match Offsets::read(&offsets)? {
+        Offsets::I32(o) => offsets_into(py, values, &o, out, threads, hex),
+        Offsets::U32(o) => offsets_into(py, values, &o, out, threads, hex),
+        Offsets::I64(o) => offsets_into(py, values, &o, out, threads, hex),
+        Offsets::U64(o) => offsets_into(py, values, &o, out, threads, hex),
+    }
+}
+
+/// `md5_many_offsets` once the offsets' type is known.
+fn offsets_into<'py, O: Offset>(
+    py: Python<'py>,
+    values: &[u8],
+    offsets: &[O],
+    out: Option<&Bound<'py, PyAny>>,
+    threads: usize,
+    hex: bool,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let rows =
+        OffsetRows::new(values, offsets).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let n = rows.count();
+    let bytes = match (offsets.first(), offsets.last()) {
+        (Some(a), Some(b)) => b.index().unwrap_or(0) - a.index().unwrap_or(0),
+        _ => 0,
+    };
+    let need = column::width(hex) * n;
     match out {
         Some(out) => {
             let mut target = buffer::writable(out)?;
             let target = target.bytes_mut();
-            if target.len() != width * rows.len() {
+            if target.len() != need {
                 return Err(PyValueError::new_err(format!(
-                    "out has {} bytes; {} rows need {}",
+                    "out has {} bytes; {n} rows need {need}",
                     target.len(),
-                    rows.len(),
-                    width * rows.len()
                 )));
             }
-            py.detach(|| {
-                hash_rows(&rows, &mut digests, threads);
-                write_digests(&digests, hex, target);
-            });
+            py.detach(|| column::hash_into(&rows, bytes, threads, hex, target));
             Ok(None)
         }
-        None if hex => {
-            let mut text = vec![0u8; 32 * rows.len()];
-            py.detach(|| {
-                hash_rows(&rows, &mut digests, threads);
-                write_digests(&digests, true, &mut text);
-            });
-            Ok(Some(PyBytes::new(py, &text)))
-        }
         None => {
-            py.detach(|| hash_rows(&rows, &mut digests, threads));
-            Ok(Some(PyBytes::new(py, digests.as_flattened())))
+            let mut result = vec![0u8; need];
+            py.detach(|| column::hash_into(&rows, bytes, threads, hex, &mut result));
+            Ok(Some(PyBytes::new(py, &result)))
         }
     }
 }
 
-/// The digests into `target`, as they are (16 bytes each) or as lowercase
-/// hex (32 each).
-fn write_digests(digests: &[[u8; 16]], hex: bool, target: &mut [u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    if !hex {
-        target.copy_from_slice(digests.as_flattened());
-        return;
-    }
-    for (chunk, digest) in target.chunks_exact_mut(32).zip(digests) {
-        for (pair, byte) in chunk.chunks_exact_mut(2).zip(digest) {
-            pair[0] = DIGITS[usize::from(byte >> 4)];
-            pair[1] = DIGITS[usize::from(byte & 15)];
-        }
-    }
+/// The offsets buffer as a slice of its own integer type: borrowed where
+/// it is aligned for that type (NumPy's and Arrow's are), else copied.
+enum Offsets<'a> {
+    I32(Cow<'a, [i32]>),
+    U32(Cow<'a, [u32]>),
+    I64(Cow<'a, [i64]>),
+    U64(Cow<'a, [u64]>),
 }
 
-/// The offsets as u64, from int32 or int64 (signed or not) items.
-fn read_offsets(offsets: &buffer::Exported<'_>) -> PyResult<Vec<u64>> {
-    let format = offsets.format();
-    let code = format.trim_start_matches(['@', '=', '<']);
-    let bytes = offsets.bytes();
-    let size = offsets.itemsize();
-    let signed = matches!(code, "i" | "l" | "q" | "n");
-    let ok = matches!(code, "i" | "I" | "l" | "L" | "q" | "Q" | "n" | "N") && matches!(size, 4 | 8);
-    if !ok {
-        return Err(PyTypeError::new_err(format!(
-            "offsets must be 32- or 64-bit integers (Arrow binary or large_binary), not format '{format}'"
-        )));
-    }
-    bytes
-        .chunks_exact(size)
-        .enumerate()
-        .map(|(i, item)| {
-            let value: i128 = match (size, signed) {
-                (4, true) => i32::from_ne_bytes(item.try_into().unwrap_or_default()).into(),
-                (4, false) => u32::from_ne_bytes(item.try_into().unwrap_or_default()).into(),
-                (_, true) => i64::from_ne_bytes(item.try_into().unwrap_or_default()).into(),
-                (_, false) => u64::from_ne_bytes(item.try_into().unwrap_or_default()).into(),
-            };
-            u64::try_from(value)
-                .map_err(|_| PyValueError::new_err(format!("offsets[{i}] is negative ({value})")))
-        })
-        .collect()
-}
-
-/// Each row's bytes; errors for offsets that go backwards or past the end.
-fn row_slices<'a>(values: &'a [u8], bounds: &[u64]) -> PyResult<Vec<&'a [u8]>> {
-    if bounds.is_empty() {
-        return Err(PyValueError::new_err(
-            "offsets must hold n + 1 entries for n rows (at least one)",
-        ));
-    }
-    bounds
-        .windows(2)
-        .enumerate()
-        .map(|(i, w)| {
-            let (start, end) = (w[0], w[1]);
-            if end < start {
-                return Err(PyValueError::new_err(format!(
-                    "offsets[{}] = {end} is less than offsets[{i}] = {start}",
-                    i + 1
+impl<'a> Offsets<'a> {
+    fn read(offsets: &'a buffer::Exported<'_>) -> PyResult<Offsets<'a>> {
+        let format = offsets.format();
+        let code = format.trim_start_matches(['@', '=', '<']);
+        let bytes = offsets.bytes();
+        let signed = matches!(code, "i" | "l" | "q" | "n");
+        let known = matches!(code, "i" | "I" | "l" | "L" | "q" | "Q" | "n" | "N");
+        Ok(match (known, offsets.itemsize(), signed) {
+            (true, 4, true) => Offsets::I32(cast(bytes)),
+            (true, 4, false) => Offsets::U32(cast(bytes)),
+            (true, 8, true) => Offsets::I64(cast(bytes)),
+            (true, 8, false) => Offsets::U64(cast(bytes)),
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "offsets must be 32- or 64-bit integers (Arrow binary or large_binary), not format '{format}'"
                 )));
             }
-            usize::try_from(end)
-                .ok()
-                .and_then(|end| values.get(start as usize..end))
-                .ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "offsets[{}] = {end} is past the end of values ({} bytes)",
-                        i + 1,
-                        values.len()
-                    ))
-                })
         })
-        .collect()
+    }
+}
+
+fn cast<T: bytemuck::Pod>(bytes: &[u8]) -> Cow<'_, [T]> {
+    match bytemuck::try_cast_slice(bytes) {
+        Ok(items) => Cow::Borrowed(items),
+        Err(_) => Cow::Owned(bytemuck::pod_collect_to_vec(bytes)),
+    }
 }

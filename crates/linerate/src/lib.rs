@@ -28,7 +28,8 @@ pub mod registry;
 pub mod sha1_lanes;
 
 pub use lanes::manager::{Md5Manager, StreamId};
-pub use lanes::many::{md5_many, md5_many_into};
+pub use lanes::many::{md5_many, md5_many_into, md5_rows};
+pub use lanes::rows::{OffsetRows, Rows, RowsError, ViewRows};
 pub use mac::hmac::{HmacKey, HmacMd5Key, HmacSha1Key};
 pub use md5::{Md5, md5};
 pub use md5p::{Md5p, md5p};

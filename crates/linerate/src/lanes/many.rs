@@ -1,18 +1,27 @@
 //! MD5 of many messages at once: millions of short rows, or any mix of
 //! lengths, through the lanes engine.
 //!
-//! Messages are grouped by their padded block count (sorted within batches),
-//! so the lanes of one engine call finish together instead of idling behind
-//! the longest message. Each message's whole blocks are read in place; only
-//! its last one or two blocks (tail bytes, 0x80, zeros, bit length) are built
-//! in a scratch buffer. Rows under 120 bytes (one or two padded blocks) are
-//! copied whole into their scratch, so their group takes one engine call.
+//! Rows are read where they lie ([`Rows`]: slices, Arrow offsets or views).
+//! Short rows (under 120 bytes: one or two padded blocks, the rows of data
+//! frames) are padded straight into one of two lane batches, one per block
+//! count, each hashed in one engine call when it fills: one pass, no
+//! sorting. Longer rows are set aside and grouped by their padded block
+//! count (sorted within windows), so the lanes of one engine call finish
+//! together; their whole blocks are read in place and only the last one or
+//! two (tail bytes, 0x80, zeros, bit length) are built in scratch.
 
+use std::ops::Range;
+
+use crate::lanes::rows::Rows;
+use crate::lanes::short::ShortBatch;
 use crate::lanes::{LaneState, Lanes, MAX_LANES};
 
 /// Messages sorted and grouped per batch: large enough that groups are long
 /// runs of equal block counts, small enough to stay in cache.
 const BATCH: usize = 4096;
+
+/// Rows shorter than this are padded whole into a lane batch.
+pub(crate) const SHORT: usize = 120;
 
 /// MD5 of each message, in order.
 pub fn md5_many(messages: &[&[u8]]) -> Vec<[u8; 16]> {
@@ -34,14 +43,97 @@ pub fn md5_many_into(messages: &[&[u8]], out: &mut [[u8; 16]]) {
 /// # Panics
 /// If `out.len() != messages.len()`.
 pub fn md5_many_with(lanes: &Lanes, messages: &[&[u8]], out: &mut [[u8; 16]]) {
-    assert_eq!(messages.len(), out.len(), "one output per message");
+    md5_rows_with(lanes, messages, out);
+}
+
+/// MD5 of every row of `rows` into `out` (one per row), on the active
+/// lanes backend.
+///
+/// # Panics
+/// If `out.len() != rows.count()`.
+pub fn md5_rows<R: Rows + ?Sized>(rows: &R, out: &mut [[u8; 16]]) {
+    md5_rows_with(&Lanes::active(), rows, out);
+}
+
+/// [`md5_rows`] on a chosen lanes backend.
+///
+/// # Panics
+/// If `out.len() != rows.count()`.
+pub fn md5_rows_with<R: Rows + ?Sized>(lanes: &Lanes, rows: &R, out: &mut [[u8; 16]]) {
+    assert_eq!(rows.count(), out.len(), "one output per row");
+    md5_rows_range(lanes, rows, 0..rows.count(), out);
+}
+
+/// MD5 of rows `range` of `rows` into `out` (`out[k]` for row
+/// `range.start + k`): a thread's share of a column.
+///
+/// # Panics
+/// If `out.len() != range.len()` or the range is past the rows' end.
+pub fn md5_rows_range<R: Rows + ?Sized>(
+    lanes: &Lanes,
+    rows: &R,
+    range: Range<usize>,
+    out: &mut [[u8; 16]],
+) {
+    assert_eq!(range.len(), out.len(), "one output per row");
+    assert!(
+        range.end <= rows.count(),
+        "rows {range:?} of {}",
+        rows.count()
+    );
+    let base = range.start;
     let width = lanes.width().min(MAX_LANES);
-    let mut scratch = vec![[0u8; 128]; width];
+    let mut one = ShortBatch::new(lanes, 1);
+    let mut two = ShortBatch::new(lanes, 2);
+    let mut long: Vec<usize> = Vec::new();
+    for i in range.clone() {
+        let row = rows.row(i);
+        let k = i - base;
+        if row.len() < 56 {
+            one.push(row, k, out);
+        } else if row.len() < SHORT {
+            two.push(row, k, out);
+        } else {
+            long.push(i);
+            if long.len() == BATCH {
+                hash_long(lanes, width, rows, &long, base, out);
+                long.clear();
+            }
+        }
+    }
+    one.flush(out);
+    two.flush(out);
+    hash_long(lanes, width, rows, &long, base, out);
+}
+
+/// Rows of 120 bytes or more (`indices`, rows of `rows`; digests to
+/// `out[index - base]`), grouped by block count.
+fn hash_long<R: Rows + ?Sized>(
+    lanes: &Lanes,
+    width: usize,
+    rows: &R,
+    indices: &[usize],
+    base: usize,
+    out: &mut [[u8; 16]],
+) {
+    let mut scratch = [[0u8; 128]; MAX_LANES];
     for_each_group(
-        messages.len(),
+        indices.len(),
         width,
-        |i| padded_blocks(messages[i].len()),
-        |group| hash_group(lanes, messages, group, &mut scratch, out),
+        |j| padded_blocks(rows.row(indices[j]).len()),
+        |group| {
+            let mut members: [(usize, &[u8]); MAX_LANES] = [(0, &[]); MAX_LANES];
+            for (slot, &(_, j)) in members.iter_mut().zip(group) {
+                *slot = (indices[j] - base, rows.row(indices[j]));
+            }
+            hash_group(
+                lanes,
+                group[0].0,
+                &members[..group.len()],
+                &mut scratch,
+                out,
+            );
+        },
     );
 }
 
@@ -71,50 +163,31 @@ pub(crate) fn for_each_group(
     }
 }
 
-/// Hashes up to one engine width of messages with the same padded block
-/// count `n`, one per lane. Message `i` has `whole_i` whole blocks in place
-/// and `n - whole_i` (1 or 2) padded tail blocks in `scratch`, so after the
-/// first `min(whole_i)` blocks at most two more engine calls remain, in which
-/// each lane reads either its message or its scratch.
+/// Hashes up to one engine width of messages (`(out index, message)`) with
+/// the same padded block count `n`, one per lane. Message `i` has
+/// `whole_i` whole blocks in place and `n - whole_i` (1 or 2) padded tail
+/// blocks in `scratch`, so after the first `min(whole_i)` blocks at most two
+/// more engine calls remain, in which each lane reads either its message or
+/// its scratch.
 fn hash_group(
     lanes: &Lanes,
-    messages: &[&[u8]],
-    group: &[(usize, usize)],
+    n: usize,
+    members: &[(usize, &[u8])],
     scratch: &mut [[u8; 128]],
     out: &mut [[u8; 16]],
 ) {
-    let n = group[0].0;
-    debug_assert!(group.iter().all(|&(blocks, _)| blocks == n));
-    if n <= 2 {
-        // Short rows: copying a whole row into its scratch costs less than a
-        // second engine call, so all `n` blocks go through in one.
-        let mut state = LaneState::new();
-        let mut lane_data: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
-        for (lane, &(_, index)) in group.iter().enumerate() {
-            write_short(messages[index], &mut scratch[lane]);
-        }
-        for (slot, buf) in lane_data.iter_mut().zip(scratch.iter()) {
-            *slot = buf;
-        }
-        lanes.compress(&mut state, &lane_data[..group.len()], n, 64);
-        for (lane, &(_, index)) in group.iter().enumerate() {
-            out[index] = digest_bytes(state.get(lane));
-        }
-        return;
-    }
     let mut whole = [0usize; MAX_LANES];
     let mut lane_data: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
-    for (lane, &(_, index)) in group.iter().enumerate() {
-        let m = messages[index];
+    for (lane, &(_, m)) in members.iter().enumerate() {
         whole[lane] = m.len() / 64;
         lane_data[lane] = m;
         write_tail(m, &mut scratch[lane]);
     }
-    let g = group.len();
+    let g = members.len();
     let mut state = LaneState::new();
     let tail = |lane: usize| &scratch[lane][..];
     compress_split(lanes, &mut state, &lane_data[..g], &whole[..g], tail, n);
-    for (lane, &(_, index)) in group.iter().enumerate() {
+    for (lane, &(index, _)) in members.iter().enumerate() {
         out[index] = digest_bytes(state.get(lane));
     }
 }
@@ -157,18 +230,6 @@ pub(crate) fn compress_split<'a>(
 /// Blocks after padding: the data, 0x80, zeros and the 8-byte length.
 pub(crate) fn padded_blocks(len: usize) -> usize {
     (len + 8) / 64 + 1
-}
-
-/// Writes a message of at most 119 bytes, padded, into `buf` (its 1 or 2
-/// blocks).
-fn write_short(message: &[u8], buf: &mut [u8; 128]) {
-    debug_assert!(message.len() < 120);
-    let blocks = padded_blocks(message.len());
-    *buf = [0; 128];
-    buf[..message.len()].copy_from_slice(message);
-    buf[message.len()] = 0x80;
-    let end = 64 * blocks;
-    buf[end - 8..end].copy_from_slice(&(message.len() as u64).wrapping_mul(8).to_le_bytes());
 }
 
 /// Writes `message`'s padded tail (its bytes past the last whole block, 0x80,

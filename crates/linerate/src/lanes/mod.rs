@@ -15,7 +15,9 @@ mod backend;
 pub mod manager;
 pub mod many;
 pub mod portable;
+pub mod rows;
 pub(crate) mod schedule;
+mod short;
 #[cfg(target_arch = "x86_64")]
 mod steps;
 #[cfg(target_arch = "x86_64")]

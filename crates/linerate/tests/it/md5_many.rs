@@ -125,3 +125,91 @@ fn agrees_with_md5sum_on_files() {
     assert_eq!(text.lines().count(), 40);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Random rows as a data frame keeps them: lengths around every padding
+/// edge (both short batches and the long path), mixed in random order.
+fn column_rows(rng: &mut Rng, count: usize) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|_| {
+            let len = match rng.below(4) {
+                0 => rng.below(130),
+                1 => [0, 1, 55, 56, 63, 64, 65, 119, 120, 121, 127, 128][rng.below(12)],
+                2 => 8 + rng.below(57),
+                _ => rng.below(700),
+            };
+            rng.bytes(len)
+        })
+        .collect()
+}
+
+/// `md5_rows` over Arrow's offsets layout (every offset type, the column
+/// starting past 0 as a sliced array does) and over its views layout
+/// (inline rows, rows in two buffers), on every backend and over ranges.
+#[test]
+fn columns_of_offsets_and_views_match_the_reference() {
+    use linerate::lanes::many::{md5_rows_range, md5_rows_with};
+    use linerate::{OffsetRows, ViewRows};
+    let mut rng = Rng::new(205);
+    let rows = column_rows(&mut rng, 3000);
+    let want: Vec<[u8; 16]> = rows.iter().map(|r| reference::md5(r)).collect();
+    let mut values = b"xyz".to_vec();
+    let mut offsets = vec![3i64];
+    for r in &rows {
+        values.extend_from_slice(r);
+        offsets.push(values.len() as i64);
+    }
+    let offsets32: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+    let offsets_u64: Vec<u64> = offsets.iter().map(|&o| o as u64).collect();
+    // Views: rows of up to 12 bytes inline, longer ones alternately in two
+    // buffers (the second with a 5-byte lead).
+    let mut buffers: [Vec<u8>; 2] = [Vec::new(), vec![0; 5]];
+    let mut views = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let mut v = [0u8; 16];
+        v[..4].copy_from_slice(&(r.len() as u32).to_le_bytes());
+        if r.len() <= 12 {
+            v[4..4 + r.len()].copy_from_slice(r);
+        } else {
+            let b = i % 2;
+            v[4..8].copy_from_slice(&r[..4]);
+            v[8..12].copy_from_slice(&(b as u32).to_le_bytes());
+            v[12..].copy_from_slice(&(buffers[b].len() as u32).to_le_bytes());
+            buffers[b].extend_from_slice(r);
+        }
+        views.push(v);
+    }
+    let buffer_slices: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+    let by_i64 = OffsetRows::new(&values, &offsets).unwrap();
+    let by_i32 = OffsetRows::new(&values, &offsets32).unwrap();
+    let by_u64 = OffsetRows::new(&values, &offsets_u64).unwrap();
+    let by_view = ViewRows::new(&views, &buffer_slices).unwrap();
+    for lanes in lanes_backends() {
+        let sources: [(&str, &dyn linerate::Rows); 4] = [
+            ("i64", &by_i64),
+            ("i32", &by_i32),
+            ("u64", &by_u64),
+            ("views", &by_view),
+        ];
+        for (what, source) in sources {
+            let mut out = vec![[0u8; 16]; rows.len()];
+            md5_rows_with(&lanes, source, &mut out);
+            for (i, (got, want)) in out.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    got,
+                    want,
+                    "{}: {what}: row {i} of {} bytes",
+                    lanes.backend(),
+                    rows[i].len()
+                );
+            }
+        }
+        // Ranges, as threads split a column.
+        for _ in 0..20 {
+            let a = rng.below(rows.len() + 1);
+            let b = a + rng.below(rows.len() - a + 1);
+            let mut out = vec![[0u8; 16]; b - a];
+            md5_rows_range(&lanes, &by_view, a..b, &mut out);
+            assert_eq!(out, want[a..b], "{}: rows {a}..{b}", lanes.backend());
+        }
+    }
+}
