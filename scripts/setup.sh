@@ -76,22 +76,24 @@ sys.exit('scapy==' + scapy.VERSION != '$PEERS_SCAPY'
     fi
 }
 
-# The Python package (python/), built from this checkout by pip (maturin
-# from PyPI, release profile, into the workspace's target/) and installed
-# into `.venv-python` at the repository root with its `test` and `dask`
-# extras, pinned by python/constraints.txt. Reinstalled every time: the
-# package is what the tests test.
+# The Python package (python/) for development and benchmarks: the wheel
+# `ensure_wheel` built (one release build of the native module, Polars
+# plugin included, serves both venvs), installed into `.venv-python` at the
+# repository root with its test, dask and bench extras, pinned by
+# python/constraints.txt. Reinstalled every time: the package is what the
+# tests test.
 ensure_python_package() {
-    local root venv
+    local root venv wheel=$1
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
     venv="$root/.venv-python"
     python3 -c 'import ensurepip' >/dev/null 2>&1 || apt_install python3-venv
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv" \
         || { echo "setup: could not make $venv" >&2; exit 1; }
-    echo "setup: building and installing python/ into $venv" >&2
+    echo "setup: installing ${wheel##*/} into $venv" >&2
+    "$venv/bin/pip" uninstall -q -y linerate-hash >/dev/null 2>&1 || true
     "$venv/bin/pip" install -q --disable-pip-version-check \
-        -c "$root/python/constraints.txt" "$root/python[test,dask]" \
-        || { echo "setup: could not build or install python/" >&2; exit 1; }
+        -c "$root/python/constraints.txt" "$wheel[test,dask,bench]" \
+        || { echo "setup: could not install $wheel into $venv" >&2; exit 1; }
 }
 
 # The wheel users install: `maturin build --zig` for manylinux2014 (glibc
@@ -124,7 +126,7 @@ ensure_wheel() {
     rm -rf "$venv"
     python3 -m venv "$venv" \
         && "$venv/bin/pip" install -q --disable-pip-version-check \
-            -c "$root/python/constraints.txt" "$wheel" pytest numpy pyarrow "dask[distributed]" \
+            -c "$root/python/constraints.txt" "$wheel[test,dask]" \
         || { echo "setup: could not install $wheel into $venv" >&2; exit 1; }
     echo "$wheel"
 }

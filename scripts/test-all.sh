@@ -22,8 +22,11 @@ ensure_commands chromium:chromium tcpdump:tcpdump
 ensure_peers
 export LINERATE_PEERS=required
 ensure_rust
-# The Python package, built by pip from python/ into .venv-python.
-ensure_python_package
+# The Python package: one manylinux2014 wheel (maturin --zig), installed
+# into a fresh .venv-wheel-test that the Python suite runs in, and into
+# .venv-python for development and benchmarks.
+wheel=$(ensure_wheel | tail -1)
+ensure_python_package "$wheel"
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
@@ -45,11 +48,7 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 # MD5-P/K groups its chains by register set when rayon has several threads
 # and by the backend's full width on one: run its oracle both ways.
 RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test it md5p_oracle:: 2>&1 | tee -a "$log"
-echo "== python tests (pytest python/tests)"
-.venv-python/bin/python -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee -a "$log"
-# The same suite against the manylinux2014 wheel, installed in a fresh venv.
-wheel=$(ensure_wheel | tail -1)
-echo "== python tests against the wheel (${wheel##*/})"
+echo "== python tests against the wheel (${wheel##*/}, a fresh venv)"
 .venv-wheel-test/bin/python -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee -a "$log"
 echo "== hardware simulations (hw/run-tests.sh)"
 bash hw/run-tests.sh 2>&1 | tee -a "$log"

@@ -1,7 +1,7 @@
 """Type stubs of the native module linerate_hash._linerate."""
 
 import os
-from typing import Iterable, List, Optional, Sequence, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 from typing_extensions import Buffer
 
@@ -70,6 +70,14 @@ def md5_many_offsets(
     threads: Optional[int] = None,
     hex: bool = False,
 ) -> Optional[bytes]: ...
+
+class ArrowDigests:
+    """The digests of ``md5_arrow``, exported through the Arrow C data
+    interface (``pyarrow.array(result)`` takes them over, once)."""
+
+    def __arrow_c_array__(self, requested_schema: Optional[object] = None) -> Tuple[object, object]: ...
+
+def md5_arrow(array: object, *, hex: bool = False, threads: Optional[int] = None) -> ArrowDigests: ...
 def hash_file(path: _Path, algo: str = "md5") -> bytes: ...
 def hash_files(
     paths: Iterable[_Path], algo: str = "md5", threads: Optional[int] = None, errors: str = "raise"

@@ -149,9 +149,16 @@ impl<'py> Data<'py> {
     /// Borrows the bytes of `obj`; `TypeError` for text and for objects
     /// without a contiguous buffer, as hashlib says it.
     pub fn borrow(obj: &Bound<'py, PyAny>) -> PyResult<Data<'py>> {
-        if let Ok(bytes) = obj.cast::<PyBytes>() {
-            return Ok(Data::Bytes(bytes.clone()));
-        }
+        Data::take(obj.clone())
+    }
+
+    /// As [`borrow`](Self::borrow), keeping the reference given.
+    pub fn take(obj: Bound<'py, PyAny>) -> PyResult<Data<'py>> {
+        let obj = match obj.cast_into::<PyBytes>() {
+            Ok(bytes) => return Ok(Data::Bytes(bytes)),
+            Err(e) => e.into_inner(),
+        };
+        let obj = &obj;
         if obj.is_instance_of::<PyString>() {
             return Err(PyTypeError::new_err(
                 "Strings must be encoded before hashing",

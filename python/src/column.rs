@@ -4,6 +4,7 @@
 //! with the GIL released.
 
 use linerate::Rows;
+use linerate::hex::hex_digests;
 use linerate::lanes::Lanes;
 use linerate::lanes::many::md5_rows_range;
 
@@ -64,17 +65,34 @@ fn hash_run<R: Rows + ?Sized>(lanes: &Lanes, rows: &R, start: usize, hex: bool, 
         let first = start + k * HEX_STEP;
         let digests = &mut scratch[..text.len() / 32];
         md5_rows_range(lanes, rows, first..first + digests.len(), digests);
-        write_hex(digests, text);
+        hex_digests(digests, text);
     }
 }
 
-/// Lowercase hex digits of each digest, 32 bytes each.
-pub fn write_hex(digests: &[[u8; 16]], text: &mut [u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for (chunk, digest) in text.chunks_exact_mut(32).zip(digests) {
-        for (pair, byte) in chunk.chunks_exact_mut(2).zip(digest) {
-            pair[0] = DIGITS[usize::from(byte >> 4)];
-            pair[1] = DIGITS[usize::from(byte & 15)];
+/// Output buffers at least this large ask for huge pages.
+const HUGE_MIN: usize = 4 << 20;
+
+/// A zeroed buffer for `len` bytes of digests. A large one is fresh memory
+/// from the kernel, and filling it 4 KiB page by page costs a fault per
+/// page, as much as hashing the rows (measured: 2 M hex digests, 27.5 M
+/// rows/s into fresh memory, 47 M into reused); on Linux it asks for
+/// transparent huge pages first, 512 times fewer faults.
+pub fn output_buffer(len: usize) -> Vec<u8> {
+    let buf = vec![0u8; len];
+    #[cfg(target_os = "linux")]
+    if len >= HUGE_MIN {
+        const HUGE: usize = 2 << 20;
+        let start = (buf.as_ptr() as usize).next_multiple_of(HUGE);
+        let end = (buf.as_ptr() as usize + len) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: madvise only advises the kernel about pages within
+            // this buffer's own allocation (a 2 MiB-aligned range inside
+            // it); it changes no contents and no mapping's validity, and a
+            // kernel that refuses leaves the buffer as it was.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
         }
     }
+    buf
 }

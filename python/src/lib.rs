@@ -6,12 +6,15 @@
 
 use pyo3::prelude::*;
 
+mod arrow_column;
+mod arrow_ffi;
 mod buffer;
 mod column;
 mod files;
 mod hashers;
 mod mac;
 mod many;
+mod polars_plugin;
 
 #[pymodule]
 fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -32,6 +35,8 @@ fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mac::compare_digest, m)?)?;
     m.add_function(wrap_pyfunction!(many::md5_many, m)?)?;
     m.add_function(wrap_pyfunction!(many::md5_many_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow_ffi::md5_arrow, m)?)?;
+    m.add_class::<arrow_ffi::ArrowDigests>()?;
     m.add_function(wrap_pyfunction!(files::hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(files::hash_files, m)?)?;
     m.add_function(wrap_pyfunction!(files::s3_etag, m)?)?;

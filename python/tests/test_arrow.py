@@ -1,6 +1,7 @@
 """linerate_hash.arrow.md5 against hashlib row by row: every Arrow binary
-and string type, nulls, empty rows, rows across every block boundary,
-sliced arrays (non-zero offsets), chunked arrays, hex and binary forms."""
+and string type (offsets and views), nulls, empty rows, rows across every
+block boundary, sliced arrays (non-zero offsets), chunked arrays, hex and
+binary forms, and any object with the Arrow C data interface."""
 
 import hashlib
 
@@ -11,7 +12,7 @@ import linerate_hash.arrow as la
 
 from conftest import boundary_lengths
 
-TYPES = [pa.binary(), pa.large_binary(), pa.string(), pa.large_string()]
+TYPES = [pa.binary(), pa.large_binary(), pa.string(), pa.large_string(), pa.binary_view(), pa.string_view()]
 
 
 def rows(rng, n=400):
@@ -36,7 +37,7 @@ def expected(values, hex):
 
 
 def as_type(values, kind):
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+    if kind in (pa.string(), pa.large_string(), pa.string_view()):
         return pa.array([None if v is None else v.decode() for v in values], type=kind)
     return pa.array(values, type=kind)
 
@@ -85,3 +86,29 @@ def test_other_types_are_refused():
         la.md5(pa.array([1, 2, 3]))
     with pytest.raises(TypeError, match="pyarrow Array"):
         la.md5([b"abc"])
+
+
+class CapsuleOnly:
+    """Another Arrow library's array: nothing but the C data interface."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self._array.__arrow_c_array__(requested_schema)
+
+
+def test_any_arrow_c_data_interface_producer(rng):
+    values = rows(rng, 50)
+    for kind in (pa.string(), pa.binary_view()):
+        got = la.md5(CapsuleOnly(as_type(values, kind).slice(3)), hex=True)
+        assert got.to_pylist() == expected(values[3:], True)
+
+
+def test_the_result_is_a_plain_arrow_array_that_outlives_its_input(rng):
+    values = rows(rng, 30)
+    array = as_type(values, pa.large_binary())
+    got = la.md5(array)
+    del array
+    assert got.validate(full=True) is None
+    assert got.to_pylist() == expected(values, False)
