@@ -125,30 +125,10 @@ fn finish(
             .map_err(err)?,
         ),
         Shape::Flat if w * n <= i32::MAX as usize => {
-            let offsets: Vec<i32> = (0..=n).map(|i| (w * i) as i32).collect();
-            let offsets = OffsetsBuffer::try_from(offsets).map_err(err)?;
-            Box::new(
-                Utf8Array::<i32>::try_new(
-                    ArrowDataType::Utf8,
-                    offsets,
-                    Buffer::from(out),
-                    validity,
-                )
-                .map_err(err)?,
-            )
+            Box::new(strings::<i32>(out, n, ArrowDataType::Utf8, validity).map_err(err)?)
         }
         Shape::Flat => {
-            let offsets: Vec<i64> = (0..=n).map(|i| (w * i) as i64).collect();
-            let offsets = OffsetsBuffer::try_from(offsets).map_err(err)?;
-            Box::new(
-                Utf8Array::<i64>::try_new(
-                    ArrowDataType::LargeUtf8,
-                    offsets,
-                    Buffer::from(out),
-                    validity,
-                )
-                .map_err(err)?,
-            )
+            Box::new(strings::<i64>(out, n, ArrowDataType::LargeUtf8, validity).map_err(err)?)
         }
         Shape::Views => {
             // Slices of one allocation, each within a view's 32-bit reach.
@@ -192,4 +172,20 @@ fn finish(
             }
         }
     })
+}
+
+/// Hex digests (32 bytes a row, in order) as a string array of `O` offsets.
+fn strings<O: ArrowOffset>(
+    text: Vec<u8>,
+    n: usize,
+    dtype: ArrowDataType,
+    validity: Option<Bitmap>,
+) -> Result<Utf8Array<O>, PolarsError> {
+    let offsets: Vec<O> = (0..=n).map(|i| O::from_as_usize(32 * i)).collect();
+    Utf8Array::<O>::try_new(
+        dtype,
+        OffsetsBuffer::try_from(offsets)?,
+        Buffer::from(text),
+        validity,
+    )
 }
