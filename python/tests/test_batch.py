@@ -97,3 +97,19 @@ def test_batches_release_the_gil():
     assert ticks_during(lambda: linerate.md5_many(rows, threads=1)) > 0
     values, offsets = column(rows, np.int64)
     assert ticks_during(lambda: linerate.md5_many_offsets(values, offsets, threads=1)) > 0
+
+
+def test_md5_many_across_steps(rng):
+    # md5_many reads a list a few thousand items at a time: lists, tuples
+    # and generators longer than that, mixed buffer types, rows of every
+    # short length, and an error far past the first step naming its item.
+    raw = [rng.randbytes(rng.choice([0, 1, 55, 56, 64, 119, 120, rng.randrange(0, 300)])) for _ in range(9000)]
+    want = [hashlib.md5(r).digest() for r in raw]
+    mixed = [bytearray(r) if i % 5 == 0 else memoryview(r) if i % 5 == 1 else r for i, r in enumerate(raw)]
+    assert linerate.md5_many(mixed, threads=1) == want
+    assert linerate.md5_many(tuple(raw), threads=2) == want
+    assert linerate.md5_many(iter(raw)) == want
+    bad = list(raw)
+    bad[8500] = "text"
+    with pytest.raises(TypeError, match="item 8500"):
+        linerate.md5_many(bad)
