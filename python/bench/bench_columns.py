@@ -13,8 +13,7 @@ bytes each (uniform), one Arrow ``string`` array that every contender reads
 
 * linerate arrow hex: ``linerate_hash.arrow.md5(col, hex=True, threads=1)``
 * linerate polars: ``linerate_hash.polars.md5(pl.col("x"), hex=True)`` in a
-  ``select``, where ``linerate_hash.polars`` imports (skipped, with a note,
-  where it does not)
+  ``select`` (the plugin)
 * polars-hash: ``polars_hash.col("x").nchash.md5()`` in a ``select``. This
   script sets ``POLARS_MAX_THREADS=1`` before polars is imported, so polars
   runs one thread (it prints the pool size it got).
@@ -113,16 +112,10 @@ def polars_contenders(column, notes):
     notes.append(f"polars {pl.__version__}, thread pool {pl.thread_pool_size()} (POLARS_MAX_THREADS=1)")
     frame = pl.from_arrow(pa.table({"x": column}))
     first = lambda r: r.get_column(r.columns[0]).head(CHECK_ROWS).to_list()  # noqa: E731
-    out = []
-    try:
-        import linerate_hash.polars as lp
+    import linerate_hash.polars as lp
 
-        ours = lp.md5(pl.col("x"), hex=True)
-        out.append(
-            Contender("linerate_polars_hex", "linerate polars hex", lambda: frame.select(ours), len(column), first)
-        )
-    except Exception as e:  # being written: any failure to load is a skip
-        notes.append(f"linerate_hash.polars unavailable ({type(e).__name__}: {e}): skipped")
+    ours = lp.md5(pl.col("x"), hex=True)
+    out = [Contender("linerate_polars_hex", "linerate polars hex", lambda: frame.select(ours), len(column), first)]
     try:
         import polars_hash as plh
     except ImportError:
@@ -143,13 +136,9 @@ def duckdb_contenders(column, notes):
         return []
     con = duckdb.connect()
     con.sql("SET threads=1")
-    try:
-        import linerate_hash.duckdb as lduck
+    import linerate_hash.duckdb as lduck
 
-        lduck.register(con)
-    except Exception as e:
-        lduck = None
-        notes.append(f"linerate_hash.duckdb unavailable ({type(e).__name__}: {e}): UDF skipped")
+    lduck.register(con)
     con.register("source", pa.table({"i": pa.array(np.arange(len(column))), "x": column}))
     con.sql("CREATE TABLE t AS SELECT * FROM source")
     con.unregister("source")
@@ -164,10 +153,10 @@ def duckdb_contenders(column, notes):
 
         return Contender(key, label, lambda: con.sql(query).fetchall()[0][0], len(column), first)
 
-    out = [contender("duckdb_md5", "DuckDB md5()", "md5")]
-    if lduck is not None:
-        out.append(contender("linerate_duckdb_udf", "linerate DuckDB UDF", "linerate_md5"))
-    return out
+    return [
+        contender("duckdb_md5", "DuckDB md5()", "md5"),
+        contender("linerate_duckdb_udf", "linerate DuckDB UDF", "linerate_md5"),
+    ]
 
 
 def pandas_contenders(column, rows, notes):
