@@ -46,8 +46,15 @@ ensure_rust() {
 # (pinned, from PyPI, with the `cryptography` it computes HMACs with) signs
 # and verifies AH against it through scripts/ah_peer.py, from `.venv-peers`
 # at the repository root.
+# `linerate etag --checksum` is tested against a real S3-compatible server,
+# the Versity S3 Gateway (Apache-2.0; MinIO's server is AGPL), built from its
+# Go module into `.peers/bin`, with uploads made by boto3, and its CRCs
+# against the AWS Common Runtime's (awscrt), both pinned in `.venv-peers`.
 PEERS_SCAPY=scapy==2.6.1
 PEERS_CRYPTOGRAPHY=cryptography==44.0.2
+PEERS_BOTO3=boto3==1.44.8
+PEERS_AWSCRT=awscrt==0.38.1
+PEERS_VERSITYGW=github.com/versity/versitygw/cmd/versitygw@v1.8.0
 ensure_peers() {
     local root venv sudo=
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,16 +71,39 @@ ensure_peers() {
     # Debian's python3 makes virtual environments only with python3-venv.
     python3 -c 'import ensurepip' >/dev/null 2>&1 || apt_install python3-venv
     if ! "$venv/bin/python" -c "
-import sys, scapy, cryptography
+import sys, scapy, cryptography, boto3, awscrt
 sys.exit('scapy==' + scapy.VERSION != '$PEERS_SCAPY'
-         or 'cryptography==' + cryptography.__version__ != '$PEERS_CRYPTOGRAPHY')" \
+         or 'cryptography==' + cryptography.__version__ != '$PEERS_CRYPTOGRAPHY'
+         or 'boto3==' + boto3.__version__ != '$PEERS_BOTO3'
+         or 'awscrt==' + awscrt.__version__ != '$PEERS_AWSCRT')" \
             >/dev/null 2>&1; then
-        echo "setup: installing $PEERS_SCAPY $PEERS_CRYPTOGRAPHY into $venv" >&2
+        echo "setup: installing $PEERS_SCAPY $PEERS_CRYPTOGRAPHY $PEERS_BOTO3" \
+            "$PEERS_AWSCRT into $venv" >&2
         python3 -m venv "$venv" \
             && "$venv/bin/pip" install -q --disable-pip-version-check \
-                "$PEERS_SCAPY" "$PEERS_CRYPTOGRAPHY" \
-            || { echo "setup: could not install scapy into $venv" >&2; exit 1; }
+                "$PEERS_SCAPY" "$PEERS_CRYPTOGRAPHY" "$PEERS_BOTO3" "$PEERS_AWSCRT" \
+            || { echo "setup: could not install the peers into $venv" >&2; exit 1; }
     fi
+    ensure_versitygw "$root"
+}
+
+# The S3 server the etag tests upload to (see ensure_peers): about a minute
+# to download and build the first time, 80 MB.
+ensure_versitygw() {
+    local root=$1 go bin
+    bin="$root/.peers/bin"
+    if [ -x "$bin/versitygw" ] && [ -f "$bin/versitygw.version" ] \
+            && [ "$(cat "$bin/versitygw.version")" = "$PEERS_VERSITYGW" ]; then
+        return
+    fi
+    go=$(command -v go || true)
+    [ -z "$go" ] && [ -x /usr/local/go/bin/go ] && go=/usr/local/go/bin/go
+    [ -n "$go" ] || { echo "setup: Go is needed to build versitygw (the S3 test server)" >&2; exit 1; }
+    echo "setup: building $PEERS_VERSITYGW into $bin (about a minute the first time)" >&2
+    mkdir -p "$bin"
+    GOBIN="$bin" GOFLAGS=-mod=mod "$go" install "$PEERS_VERSITYGW" \
+        || { echo "setup: could not build versitygw" >&2; exit 1; }
+    echo "$PEERS_VERSITYGW" > "$bin/versitygw.version"
 }
 
 # The Python package (python/) for development and benchmarks: the wheel

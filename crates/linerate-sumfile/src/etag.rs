@@ -52,7 +52,7 @@ impl Etag {
 }
 
 /// A part count: decimal digits, no sign, no leading zero, at least 1.
-fn parse_count(digits: &[u8]) -> Option<u64> {
+pub(crate) fn parse_count(digits: &[u8]) -> Option<u64> {
     if digits.first() == Some(&b'0') || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }

@@ -23,4 +23,5 @@ pub mod format;
 pub mod manifest;
 pub mod paths;
 pub mod quote;
+pub mod s3;
 mod unprintable;

@@ -20,6 +20,7 @@ pub mod backend;
 pub mod checksum;
 pub mod clock;
 pub mod cpu;
+pub mod crc;
 pub mod hex;
 pub mod lanes;
 pub mod mac;

@@ -8,9 +8,11 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::sum::args::{CheckOptions, parse_threads};
 use crate::sum::getopt::{Getopt, LongOption};
+use linerate_files::s3::checksums::Request;
 use linerate_files::s3::layout::Policy;
 use linerate_files::s3::size::parse_size;
 use linerate_sumfile::etag::Etag;
+use linerate_sumfile::s3::{ChecksumType, S3Algorithm};
 
 /// What to do with the operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +36,9 @@ pub struct Options {
     /// `--max-work`: the most bytes one search may hash in its exhaustive
     /// phase; `None` for the default.
     pub max_work: Option<u64>,
+    /// `--checksum` (and `--checksum-type`): S3's checksums to print as
+    /// tagged lines; `None` for the classic `ETAG  NAME` lines.
+    pub checksums: Option<Request>,
     /// The operands; never empty (`-` stands for standard input).
     pub files: Vec<OsString>,
 }
@@ -68,6 +73,8 @@ enum Flag {
     Match,
     Threads,
     MaxWork,
+    Checksum,
+    ChecksumType,
 }
 
 const SHORT: &[(u8, Flag)] = &[(b'c', Flag::Check), (b'w', Flag::Warn)];
@@ -95,6 +102,8 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     long("match", Flag::Match),
     long("threads", Flag::Threads),
     long("max-work", Flag::MaxWork),
+    long("checksum", Flag::Checksum),
+    long("checksum-type", Flag::ChecksumType),
 ];
 
 /// Parses the words after `linerate etag`; the error is a one-line message.
@@ -105,8 +114,11 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
         check_options: CheckOptions::default(),
         threads: None,
         max_work: None,
+        checksums: None,
         files: Vec::new(),
     };
+    let mut algorithms: Vec<S3Algorithm> = Vec::new();
+    let mut kind: Option<ChecksumType> = None;
     let mut check = false;
     let mut check_flags: Option<&'static str> = None;
     let mut getopt = Getopt::new(args, SHORT, LONG, posixly_correct)
@@ -154,6 +166,24 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
                 options.max_work = Some(parse_size(argument).map_err(|e| e.to_string())?)
             }
             Flag::Threads => options.threads = Some(parse_threads(argument)?),
+            Flag::Checksum => {
+                // Repeatable, and a comma-separated list each time.
+                for name in String::from_utf8_lossy(argument).split(',') {
+                    let algorithm = S3Algorithm::from_name(name.trim()).ok_or_else(|| {
+                        format!(
+                            "invalid checksum algorithm '{name}': give md5, crc64nvme, \
+                             crc32c, crc32, sha1 or sha256 (a comma-separated list)"
+                        )
+                    })?;
+                    algorithms.push(algorithm);
+                }
+            }
+            Flag::ChecksumType => {
+                let name = String::from_utf8_lossy(argument);
+                kind = Some(ChecksumType::from_name(&name).ok_or_else(|| {
+                    format!("invalid checksum type '{name}': give full-object or composite")
+                })?);
+            }
             Flag::Match => {
                 let etag = Etag::parse(argument).ok_or_else(|| {
                     format!(
@@ -187,6 +217,18 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
     }
     if options.mode == Mode::Compute && options.max_work.is_some() {
         return Err("--max-work is meaningful only with --match or --check".into());
+    }
+    if !algorithms.is_empty() {
+        if options.mode != Mode::Compute {
+            return Err(
+                "--checksum applies to computing checksums, not to --match or --check \
+                        (which take ETags)"
+                    .into(),
+            );
+        }
+        options.checksums = Some(Request::new(&algorithms, kind)?);
+    } else if kind.is_some() {
+        return Err("--checksum-type is meaningful only with --checksum".into());
     }
     options.files = getopt.into_operands();
     if options.files.is_empty() {

@@ -4,16 +4,25 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
-use linerate_files::s3::etags::etags_in_order;
+use linerate_files::s3::checksums::Request;
+use linerate_files::s3::etags::checksums_in_order;
 use linerate_files::s3::layout::{Layout, MAX_PARTS, Policy, S3_MAX_PART, S3_MIN_PART};
 use linerate_files::s3::size::human;
-use linerate_sumfile::etag::push_line;
+use linerate_sumfile::etag::Etag;
+use linerate_sumfile::s3::S3Algorithm;
 
 use crate::sum::console::{Console, error_text};
 use crate::sum::input;
 
-/// Prints the ETag line of every operand; true if all could be read.
-pub fn run(console: &mut Console, files: &[OsString], policy: &Policy, threads: usize) -> bool {
+/// Prints the ETag line of every operand (or with `checksums`, a tagged
+/// line per checksum); true if all could be read.
+pub fn run(
+    console: &mut Console,
+    files: &[OsString],
+    policy: &Policy,
+    checksums: Option<&Request>,
+    threads: usize,
+) -> bool {
     if let Some(size) = policy.part_size
         && !(S3_MIN_PART..=S3_MAX_PART).contains(&size)
     {
@@ -31,9 +40,11 @@ pub fn run(console: &mut Console, files: &[OsString], policy: &Policy, threads: 
     let mut line = Vec::new();
     let inputs: Vec<_> = files.iter().map(|f| input(f)).collect();
     let progress = std::sync::Arc::clone(&console.progress);
-    etags_in_order(
+    let request = checksums.cloned().unwrap_or_else(Request::etag);
+    checksums_in_order(
         &inputs,
         policy,
+        &request,
         threads,
         &*progress,
         |index, layout, result| {
@@ -50,9 +61,19 @@ pub fn run(console: &mut Console, files: &[OsString], policy: &Policy, threads: 
                 console.error_about(name, detail.as_bytes());
             }
             match result {
-                Ok(etag) => {
+                Ok(values) => {
                     line.clear();
-                    push_line(&mut line, &etag, name);
+                    for value in &values {
+                        if checksums.is_some() {
+                            linerate_sumfile::s3::push_line(&mut line, value, name);
+                        } else if value.algorithm == S3Algorithm::Md5 {
+                            let etag = Etag {
+                                digest: value.value.as_slice().try_into().unwrap_or([0; 16]),
+                                parts: value.parts,
+                            };
+                            linerate_sumfile::etag::push_line(&mut line, &etag, name);
+                        }
+                    }
                     console.print(&line);
                 }
                 Err(e) => {

@@ -28,10 +28,12 @@ use args::{Command, Mode};
 
 const HELP: &str = "\
 Usage: linerate etag [OPTION]... [FILE]...
+  or:  linerate etag --checksum ALG[,ALG]... [OPTION]... [FILE]...
   or:  linerate etag --match ETAG [OPTION]... FILE...
   or:  linerate etag --check [OPTION]... [LIST]...
-Print the ETag Amazon S3 shows for each FILE uploaded as the AWS CLI uploads
-it, find the part size that gives an ETag, or check lists of ETags.
+Print the ETag (and S3's other checksums) Amazon S3 shows for each FILE
+uploaded as the AWS CLI uploads it, find the part size that gives an ETag,
+or check lists of ETags.
 
 An object uploaded with one PUT has its MD5 as ETag. One uploaded in N parts
 has the MD5 of the N parts' binary MD5s, one after another, followed by -N:
@@ -54,6 +56,25 @@ Parts (without options, the AWS CLI's defaults):
   S3 takes parts of 5 MiB to 5 GiB (the last may be smaller) and at most
   10,000 parts. Other sizes are computed all the same (some S3-compatible
   stores accept them) with a warning on stderr.
+
+Checksums (S3's, besides the ETag; each file is read once for all of them):
+      --checksum=ALG[,ALG]...  print 'ALG (NAME) = VALUE' lines, one per ALG
+                          and file, in the order given, ALG one of
+                            md5        the ETag (hex, -N for N parts)
+                            crc64nvme  CRC-64/NVME (S3's default since 2025)
+                            crc32c     CRC-32C (Castagnoli)
+                            crc32      CRC-32 (zlib's; not cksum's CRC)
+                            sha1, sha256
+                          values as S3's API and the AWS CLI show them: base64
+                          of the value (CRCs big-endian); composite ones
+                          followed by -N; the tag is S3's name (ETag,
+                          CRC64NVME, CRC32C, CRC32, SHA1, SHA256)
+      --checksum-type=TYPE  a multipart upload's checksum: full-object (the
+                          checksum of the whole object: the CRCs) or
+                          composite (the checksum of the parts' checksums,
+                          VALUE-N: all but crc64nvme); default: full-object
+                          for crc64nvme, composite for the others, as S3 and
+                          the AWS CLI do. One PUT: always the whole object's.
 
 Search:
       --match=ETAG      find the part size that gives ETAG for each FILE: the
@@ -94,9 +115,10 @@ Exit status: 0 if every file was read (and matched or checked OK), 1 if a
 file could not be read, a search found no part size, or a check failed,
 2 for a usage error (bad option, SIZE or ETAG).
 
-ETags are MD5-based: they detect accidental corruption, not tampering.
-Anyone can make two different files with the same MD5 (and so the same
-ETag); use SHA-256 or a MAC where someone might choose the content.
+ETags are MD5-based and the CRCs are not cryptographic: they detect
+accidental corruption, not tampering. Anyone can make two different files
+with the same MD5 (and so the same ETag) or CRC; use SHA-256 or a MAC where
+someone might choose the content.
 ";
 
 /// Runs `linerate etag` with `args` (the words after `linerate etag`).
@@ -121,7 +143,13 @@ pub fn main(args: &[OsString]) -> ExitCode {
         Mode::Compute => {
             let total = || Some(crate::sum::regular_file_bytes(&options.files));
             let mut console = Console::new(Progress::new(total));
-            let ok = compute::run(&mut console, &options.files, &options.policy, threads);
+            let ok = compute::run(
+                &mut console,
+                &options.files,
+                &options.policy,
+                options.checksums.as_ref(),
+                threads,
+            );
             console.finish(ok)
         }
         Mode::Match(target) => {

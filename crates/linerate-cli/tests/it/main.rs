@@ -8,6 +8,7 @@ mod audit;
 mod changing;
 mod conventions;
 mod etag;
+mod etag_s3;
 mod etag_search;
 mod mac_check;
 mod mac_errors;

@@ -5,9 +5,9 @@
 
 use linerate::StreamId;
 
-use super::Segment;
 use super::mapped::{check_mapped_end, fault_error};
 use super::range::read_at_most;
+use super::{Segment, Tag};
 use crate::FileError;
 use crate::lane_buf::LaneBuf;
 use crate::map::{FileIo, Window};
@@ -33,6 +33,18 @@ enum Data {
         from: u64,
         io: FileIo,
     },
+}
+
+/// The `filled` bytes of a round's piece, `at` bytes into a mapped window.
+fn piece(data: &Data, at: usize, filled: usize) -> &[u8] {
+    match data {
+        Data::Read(buf) => &buf[..filled],
+        Data::Map {
+            window: Some(window),
+            ..
+        } => &window.bytes()[at..at + filled],
+        Data::Map { window: None, .. } => &[],
+    }
 }
 
 /// A segment open in a lane.
@@ -86,13 +98,17 @@ impl<T> Stream<T> {
 
     /// This round's piece.
     pub(super) fn piece(&self) -> &[u8] {
-        match &self.data {
-            Data::Read(buf) => &buf[..self.filled],
-            Data::Map {
-                window: Some(window),
-                ..
-            } => &window.bytes()[self.piece_at..self.piece_at + self.filled],
-            Data::Map { window: None, .. } => &[],
+        piece(&self.data, self.piece_at, self.filled)
+    }
+
+    /// Gives this round's piece to the segment's tag (see [`Tag::beside`]).
+    pub(super) fn feed_beside(&mut self)
+    where
+        T: Tag,
+    {
+        if self.filled > 0 && !matches!(self.end, Some(Err(_))) {
+            let piece = piece(&self.data, self.piece_at, self.filled);
+            self.segment.tag.beside(piece);
         }
     }
 

@@ -112,6 +112,22 @@ pub struct Segment<T> {
     pub prefixes: Vec<(u64, T)>,
 }
 
+/// A segment's tag: names the segment to the consumer, and may carry
+/// checksums that want the segment's bytes too (S3's CRCs and SHAs beside a
+/// part's MD5). The engine hands [`beside`](Tag::beside) every piece of the
+/// segment, in order, right after reading it and before hashing it, so
+/// they cost no second pass over the file; the consumer gets the tag back
+/// with its outcome. A failed segment's tag may have seen only some
+/// pieces. Tags of prefixes are given nothing.
+pub trait Tag: Send {
+    /// The next piece of the segment's bytes.
+    fn beside(&mut self, _piece: &[u8]) {}
+}
+
+impl Tag for usize {}
+
+impl Tag for (usize, u64) {}
+
 /// What a [`Source`] hands out.
 pub enum Item<T> {
     Segment(Segment<T>),
@@ -130,7 +146,8 @@ pub trait Source<T>: Send {
     fn segments_left(&self) -> usize;
 }
 
-/// A tag and the digest of its segment or prefix, or why it failed.
+/// A tag and the digest of its segment or prefix, or why it failed. In a
+/// run that computes no digest ([`run_beside`]) the digest is all zeros.
 pub type Outcome<T> = (T, Result<[u8; 16], FileError>);
 
 /// The consumer's end of a run.
@@ -162,12 +179,12 @@ pub fn run<T, S, R>(
     consume: impl FnOnce(&Results<'_, T>) -> R,
 ) -> R
 where
-    T: Send,
+    T: Tag,
     S: Source<T>,
 {
     run_io(
         source,
-        algorithm,
+        Some(algorithm),
         threads,
         FileIo::active(),
         progress,
@@ -175,17 +192,34 @@ where
     )
 }
 
-/// [`run`] with the files read as `io` says, not as the process's policy.
+/// [`run`] with no digest: every segment's bytes only go to its tag's
+/// [`Tag::beside`] (checksums wanted without an MD5), each segment on a
+/// worker of its own; outcomes carry a zero digest.
+pub fn run_beside<T, S, R>(
+    source: S,
+    threads: usize,
+    progress: &dyn Progress,
+    consume: impl FnOnce(&Results<'_, T>) -> R,
+) -> R
+where
+    T: Tag,
+    S: Source<T>,
+{
+    run_io(source, None, threads, FileIo::active(), progress, consume)
+}
+
+/// [`run`] with the files read as `io` says, not as the process's policy;
+/// `algorithm` `None` as for [`run_beside`].
 fn run_io<T, S, R>(
     source: S,
-    algorithm: HashAlgorithm,
+    algorithm: Option<HashAlgorithm>,
     threads: usize,
     io: FileIo,
     progress: &dyn Progress,
     consume: impl FnOnce(&Results<'_, T>) -> R,
 ) -> R
 where
-    T: Send,
+    T: Tag,
     S: Source<T>,
 {
     let mut shared = Shared::new(source, algorithm, threads, progress);
@@ -227,7 +261,8 @@ struct Shared<'a, T, S> {
     workers: u64,
     stop: AtomicBool,
     progress: &'a dyn Progress,
-    algorithm: HashAlgorithm,
+    /// `None`: no digest, the bytes only go to the tags.
+    algorithm: Option<HashAlgorithm>,
     /// The most segments a worker keeps open in lanes; 1: one at a time.
     per_worker: usize,
     /// Bytes read per lane per round.
@@ -256,13 +291,13 @@ enum Claim<T> {
     Done,
 }
 
-impl<'a, T: Send, S: Source<T>> Shared<'a, T, S> {
+impl<'a, T: Tag, S: Source<T>> Shared<'a, T, S> {
     /// The state of a run of `source` on up to `threads` threads: as many
     /// workers as there are segments, at most, each with its share of the
     /// engine's width.
     fn new(
         source: S,
-        algorithm: HashAlgorithm,
+        algorithm: Option<HashAlgorithm>,
         threads: usize,
         progress: &'a dyn Progress,
     ) -> Shared<'a, T, S> {
@@ -271,8 +306,8 @@ impl<'a, T: Send, S: Source<T>> Shared<'a, T, S> {
         let workers = threads.min(segments);
         let per_worker = match algorithm {
             // Share the segments out fairly, up to the engine's width.
-            HashAlgorithm::Md5 => lane_capacity().min(segments.div_ceil(workers)),
-            HashAlgorithm::Md5p(_) => 1,
+            Some(HashAlgorithm::Md5) => lane_capacity().min(segments.div_ceil(workers)),
+            Some(HashAlgorithm::Md5p(_)) | None => 1,
         };
         Shared {
             queue: Mutex::new(Queue {
@@ -341,7 +376,7 @@ struct Worker<'s, 'a, T, S> {
     alone_buf: Vec<u8>,
 }
 
-impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
+impl<'s, 'a, T: Tag, S: Source<T>> Worker<'s, 'a, T, S> {
     fn new(shared: &'s Shared<'a, T, S>, results: Sender<Outcome<T>>) -> Self {
         Worker {
             shared,
@@ -421,6 +456,7 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
         for stream in &mut self.streams {
             expected_before += stream.left();
             stream.fill(target, room);
+            stream.feed_beside();
             read += stream.filled as u64;
         }
         self.shared.progress.advance(read as usize);
@@ -475,40 +511,56 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
         // file's and not a shrunk file's zeros. So segments with prefixes
         // are read.
         let mapped = shared.io.maps(segment.len) && segment.prefixes.is_empty();
-        let mut hasher = shared.algorithm.hasher();
-        let mut prefixes = segment.prefixes.into_iter().peekable();
+        let mut hasher = shared.algorithm.map(HashAlgorithm::hasher);
+        let Segment {
+            file,
+            offset,
+            len,
+            ends_file,
+            mut tag,
+            prefixes,
+        } = segment;
+        let mut prefixes = prefixes.into_iter().peekable();
         let mut done = 0u64;
         let results = &self.results;
         let send = |tag, result| drop(results.send((tag, result)));
+        let digest = |hasher: &Option<linerate::registry::Hasher>| {
+            hasher.as_ref().map_or([0; 16], |h| h.clone().finalize())
+        };
         let mut absorb = |mut data: &[u8]| {
             if shared.stopped() {
                 return false;
             }
             shared.progress.advance(data.len());
+            tag.beside(data);
             while let Some(&(end, _)) = prefixes.peek() {
                 let take = end - done;
                 if take > data.len() as u64 {
                     break;
                 }
                 let (head, tail) = data.split_at(take as usize);
-                hasher.update(head);
+                if let Some(hasher) = &mut hasher {
+                    hasher.update(head);
+                }
                 done = end;
                 data = tail;
                 if let Some((_, tag)) = prefixes.next() {
-                    send(tag, Ok(hasher.clone().finalize()));
+                    send(tag, Ok(digest(&hasher)));
                 }
             }
-            hasher.update(data);
+            if let Some(hasher) = &mut hasher {
+                hasher.update(data);
+            }
             done += data.len() as u64;
             true
         };
         let range = Range {
-            file: &segment.file,
-            offset: segment.offset,
-            len: segment.len,
-            ends_file: segment.ends_file,
+            file: &file,
+            offset,
+            len,
+            ends_file,
         };
-        let pipelined = shared.pipeline && segment.len > PIPELINE_CHUNK as u64;
+        let pipelined = shared.pipeline && len > PIPELINE_CHUNK as u64;
         let read = if mapped {
             if pipelined {
                 range.map_pipelined(shared.io, &mut self.alone_buf, &mut absorb)
@@ -529,17 +581,18 @@ impl<'s, 'a, T: Send, S: Source<T>> Worker<'s, 'a, T, S> {
             Ok(true) => {
                 // Prefixes at the very end of what was read (an empty
                 // segment's, say) were not reached by any piece.
+                let digest = digest(&hasher);
                 for (_, tag) in prefixes.by_ref() {
-                    send(tag, Ok(hasher.clone().finalize()));
+                    send(tag, Ok(digest));
                 }
-                send(segment.tag, Ok(hasher.finalize()));
+                send(tag, Ok(digest));
             }
             Err(e) => {
                 // Every tag gets its outcome: the same error for each.
                 for (_, tag) in prefixes {
                     send(tag, Err(e.duplicate()));
                 }
-                send(segment.tag, Err(e));
+                send(tag, Err(e));
             }
         }
         shared.progress.file_done();
@@ -633,7 +686,7 @@ pub(crate) mod tests {
             let mut got = vec![None; want.len()];
             run_io(
                 source,
-                HashAlgorithm::Md5,
+                Some(HashAlgorithm::Md5),
                 threads,
                 io,
                 &NoProgress,
@@ -669,11 +722,18 @@ pub(crate) mod tests {
                 {
                     let source = list(&file, vec![(0, expected, Vec::new()); copies], true);
                     let mut got = Vec::new();
-                    run_io(source, algorithm, threads, io, &NoProgress, |results| {
-                        while let Some((tag, digest)) = results.recv() {
-                            got.push((tag, digest));
-                        }
-                    });
+                    run_io(
+                        source,
+                        Some(algorithm),
+                        threads,
+                        io,
+                        &NoProgress,
+                        |results| {
+                            while let Some((tag, digest)) = results.recv() {
+                                got.push((tag, digest));
+                            }
+                        },
+                    );
                     let mut want = algorithm.hasher();
                     want.update(&data);
                     let want = want.finalize();
@@ -702,12 +762,18 @@ pub(crate) mod tests {
         ];
         for io in FileIo::ALL {
             let source = list(&file, items.clone(), false);
-            let mut outcomes: Vec<(usize, bool)> =
-                run_io(source, HashAlgorithm::Md5, 2, *io, &NoProgress, |results| {
+            let mut outcomes: Vec<(usize, bool)> = run_io(
+                source,
+                Some(HashAlgorithm::Md5),
+                2,
+                *io,
+                &NoProgress,
+                |results| {
                     std::iter::from_fn(|| results.recv())
                         .map(|(tag, r)| (tag, r.is_ok()))
                         .collect()
-                });
+                },
+            );
             outcomes.sort_unstable();
             assert_eq!(
                 outcomes,
@@ -732,6 +798,95 @@ pub(crate) mod tests {
             first
         });
         assert!(first.is_some_and(|(_, r)| r.is_ok()));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A tag that keeps what it was given beside the digest.
+    struct Keeping {
+        index: usize,
+        seen: Vec<u8>,
+    }
+
+    impl Tag for Keeping {
+        fn beside(&mut self, piece: &[u8]) {
+            self.seen.extend_from_slice(piece);
+        }
+    }
+
+    /// Segments of one file tagged with [`Keeping`].
+    struct KeepingList {
+        file: Arc<File>,
+        items: std::vec::IntoIter<(u64, u64)>,
+        next: usize,
+    }
+
+    impl Source<Keeping> for KeepingList {
+        fn next(&mut self) -> Option<Item<Keeping>> {
+            let (offset, len) = self.items.next()?;
+            self.next += 1;
+            Some(Item::Segment(Segment {
+                file: Arc::clone(&self.file),
+                offset,
+                len,
+                ends_file: false,
+                tag: Keeping {
+                    index: self.next - 1,
+                    seen: Vec::new(),
+                },
+                prefixes: Vec::new(),
+            }))
+        }
+
+        fn bytes_left(&self) -> u64 {
+            self.items.as_slice().iter().map(|i| i.1).sum()
+        }
+
+        fn segments_left(&self) -> usize {
+            self.items.len()
+        }
+    }
+
+    #[test]
+    fn tags_see_every_byte_of_their_segment_in_order() {
+        let data: Vec<u8> = (0..(5 << 20) + 333).map(|i| (i * 29 % 253) as u8).collect();
+        let (dir, file) = scratch("beside", &data);
+        let len = data.len() as u64;
+        // Lanes (many small), alone (one large), empty, odd lengths.
+        let mut items: Vec<(u64, u64)> = (0..40).map(|i| (i * 70_001, 65_537 + i * 3)).collect();
+        items.push((3, len - 3));
+        items.push((len, 0));
+        for (algorithm, threads, io) in
+            [None, Some(HashAlgorithm::Md5), Some(HashAlgorithm::Md5p(8))]
+                .into_iter()
+                .flat_map(|a| [1, 2].map(|t| (a, t)))
+                .flat_map(|(a, t)| FileIo::ALL.iter().map(move |io| (a, t, *io)))
+        {
+            let source = KeepingList {
+                file: Arc::clone(&file),
+                items: items.clone().into_iter(),
+                next: 0,
+            };
+            let mut seen = 0;
+            run_io(source, algorithm, threads, io, &NoProgress, |results| {
+                while let Some((tag, digest)) = results.recv() {
+                    let (offset, seg_len) = items[tag.index];
+                    let want = &data[offset as usize..(offset + seg_len) as usize];
+                    let what = format!("{algorithm:?} {threads} {io} segment {}", tag.index);
+                    assert!(tag.seen == want, "{what}");
+                    let digest = digest.expect("read");
+                    match algorithm {
+                        Some(a) => {
+                            let mut h = a.hasher();
+                            h.update(want);
+                            assert_eq!(digest, h.finalize(), "{what}");
+                        }
+                        None => assert_eq!(digest, [0; 16], "{what}"),
+                    }
+                    seen += 1;
+                }
+            });
+            assert_eq!(seen, items.len());
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -787,7 +942,7 @@ pub(crate) mod tests {
             lens: lens.to_vec(),
             next: 0,
         };
-        Shared::new(source, algorithm, threads, &NoProgress)
+        Shared::new(source, Some(algorithm), threads, &NoProgress)
     }
 
     /// What a claim came to: the tag and how it is hashed, or why not.

@@ -1,9 +1,11 @@
-//! The ETags of many inputs, in input order.
+//! The ETags (and S3's other checksums) of many inputs, in input order.
 //!
 //! Regular files go to the engine ([`crate::engine`]): each file's parts (or
 //! its whole content, when it is one PUT) are segments, handed out file
 //! after file, so one large file fills every lane of every thread and many
-//! small files share them. Anything else (standard input, pipes, devices,
+//! small files share them. The other checksums of a part ride in its
+//! segment's tag ([`PartTag`]), fed each piece as the engine reads it: one
+//! pass for all of them. Anything else (standard input, pipes, devices,
 //! directories, names that cannot be `stat`ed) is read by the calling
 //! thread when its turn comes ([`super::stream`]), as md5sum would.
 
@@ -12,12 +14,13 @@ use std::fs::{self, File};
 use std::sync::Arc;
 
 use linerate::HashAlgorithm;
+use linerate_sumfile::s3::S3Value;
 
 use super::Etag;
-use super::assemble::Assembler;
+use super::checksums::{PartSums, PartValues, Request, Upload, etag_of};
 use super::layout::{Layout, Policy};
-use super::stream::etag_of_input;
-use crate::engine::{self, Item, Results, Segment, Source};
+use super::stream::checksums_of_input;
+use crate::engine::{self, Item, Results, Segment, Source, Tag};
 use crate::read::Reader;
 use crate::{FileError, Input, Progress};
 
@@ -29,8 +32,21 @@ struct Job<'a> {
     layout: Layout,
 }
 
-/// A segment's tag: the job and the part.
-type Tag = (usize, u64);
+/// A segment's tag: the job, the part, and the part's checksums besides
+/// the MD5, if any are wanted.
+struct PartTag {
+    job: usize,
+    part: u64,
+    sums: Option<PartSums>,
+}
+
+impl Tag for PartTag {
+    fn beside(&mut self, piece: &[u8]) {
+        if let Some(sums) = &mut self.sums {
+            sums.update(piece);
+        }
+    }
+}
 
 /// Computes the ETag of every one of `inputs` on up to `threads` threads
 /// and hands each outcome to `each` on the calling thread, in the order of
@@ -42,6 +58,26 @@ pub fn etags_in_order(
     threads: usize,
     progress: &dyn Progress,
     mut each: impl FnMut(usize, Option<Layout>, Result<Etag, FileError>),
+) {
+    checksums_in_order(
+        inputs,
+        policy,
+        &Request::etag(),
+        threads,
+        progress,
+        |index, layout, result| each(index, layout, result.map(etag_of)),
+    );
+}
+
+/// [`etags_in_order`] for the checksums `request` asks for, in its order:
+/// all of a part's from one read of it.
+pub fn checksums_in_order(
+    inputs: &[Input<'_>],
+    policy: &Policy,
+    request: &Request,
+    threads: usize,
+    progress: &dyn Progress,
+    mut each: impl FnMut(usize, Option<Layout>, Result<Vec<S3Value>, FileError>),
 ) {
     let mut jobs = Vec::new();
     let routes: Vec<Option<usize>> = inputs
@@ -62,14 +98,15 @@ pub fn etags_in_order(
         .collect();
     let source = Jobs {
         jobs: &jobs,
+        request,
         next_job: 0,
         next_part: 0,
         file: None,
         bytes_left: jobs.iter().map(|j| j.len).sum(),
         segments_left: jobs.iter().map(|j| j.layout.segments()).sum(),
     };
-    engine::run(source, HashAlgorithm::Md5, threads, progress, |results| {
-        let mut done = Done::new(&jobs);
+    let consume = |results: &Results<'_, PartTag>| {
+        let mut done = Done::new(&jobs, request);
         let mut reader = Reader::default();
         for (index, (input, route)) in inputs.iter().zip(routes).enumerate() {
             match route {
@@ -82,17 +119,24 @@ pub fn etags_in_order(
                 None => each(
                     index,
                     None,
-                    etag_of_input(*input, policy, &mut reader, progress),
+                    checksums_of_input(*input, policy, request, &mut reader, progress),
                 ),
             }
         }
-    });
+    };
+    // Without the ETag, no MD5: the parts' bytes only go to their tags.
+    if request.wants_md5() {
+        engine::run(source, HashAlgorithm::Md5, threads, progress, consume);
+    } else {
+        engine::run_beside(source, threads, progress, consume);
+    }
 }
 
 /// The segments of every job, in order; a file is opened when its first
 /// segment is handed out and closed when its last one is done.
 struct Jobs<'a> {
     jobs: &'a [Job<'a>],
+    request: &'a Request,
     next_job: usize,
     next_part: u64,
     file: Option<Arc<File>>,
@@ -100,8 +144,18 @@ struct Jobs<'a> {
     segments_left: usize,
 }
 
-impl Source<Tag> for Jobs<'_> {
-    fn next(&mut self) -> Option<Item<Tag>> {
+impl Jobs<'_> {
+    fn tag(&self, job: usize, part: u64) -> PartTag {
+        let sums = self
+            .request
+            .wants_others()
+            .then(|| PartSums::new(self.request, false));
+        PartTag { job, part, sums }
+    }
+}
+
+impl Source<PartTag> for Jobs<'_> {
+    fn next(&mut self) -> Option<Item<PartTag>> {
         let index = self.next_job;
         let job = self.jobs.get(index)?;
         let file = match &self.file {
@@ -112,7 +166,7 @@ impl Source<Tag> for Jobs<'_> {
                     self.next_job += 1;
                     self.bytes_left -= job.len;
                     self.segments_left -= job.layout.segments();
-                    return Some(Item::Failed((index, 0), FileError::Open(e)));
+                    return Some(Item::Failed(self.tag(index, 0), FileError::Open(e)));
                 }
             },
         };
@@ -139,7 +193,7 @@ impl Source<Tag> for Jobs<'_> {
             len,
             // The file should end with its last part.
             ends_file: last,
-            tag: (index, part),
+            tag: self.tag(index, part),
             prefixes: Vec::new(),
         }))
     }
@@ -155,11 +209,9 @@ impl Source<Tag> for Jobs<'_> {
 
 /// Where a job stands.
 enum State {
-    /// One PUT: its one segment is due.
-    Plain,
-    /// Parts are due.
-    Parts(Assembler),
-    Ready(Result<Etag, FileError>),
+    /// Parts (or a PUT's one segment) are due.
+    Pending(Box<Upload>),
+    Ready(Result<Vec<S3Value>, FileError>),
     /// Printed (or reported).
     Taken,
 }
@@ -167,60 +219,76 @@ enum State {
 /// Each job's outcome as its segments come back.
 struct Done<'a> {
     jobs: &'a [Job<'a>],
+    request: &'a Request,
     states: Vec<State>,
 }
 
 impl<'a> Done<'a> {
-    fn new(jobs: &'a [Job<'a>]) -> Done<'a> {
+    fn new(jobs: &'a [Job<'a>], request: &'a Request) -> Done<'a> {
         let states = jobs
             .iter()
-            .map(|job| match job.layout {
-                Layout::Plain => State::Plain,
-                Layout::Parts { count, .. } => State::Parts(Assembler::new(count)),
-            })
+            .map(|_| State::Pending(Box::new(Upload::new(request))))
             .collect();
-        Done { jobs, states }
+        Done {
+            jobs,
+            request,
+            states,
+        }
     }
 
     /// Waits until job `job` is done and takes its outcome.
-    fn wait_for(&mut self, job: usize, results: &Results<'_, Tag>) -> Result<Etag, FileError> {
+    fn wait_for(
+        &mut self,
+        job: usize,
+        results: &Results<'_, PartTag>,
+    ) -> Result<Vec<S3Value>, FileError> {
         loop {
             match std::mem::replace(&mut self.states[job], State::Taken) {
                 State::Ready(result) => return result,
                 pending => self.states[job] = pending,
             }
-            let Some(((index, part), result)) = results.recv() else {
+            let Some((tag, result)) = results.recv() else {
                 // Every segment gets an outcome unless a worker died.
                 return Err(FileError::Read(std::io::Error::other(
                     "a worker thread failed",
                 )));
             };
-            self.record(index, part, result);
+            self.record(tag, result);
         }
     }
 
-    fn record(&mut self, job: usize, part: u64, result: Result<[u8; 16], FileError>) {
+    fn record(&mut self, tag: PartTag, result: Result<[u8; 16], FileError>) {
+        let PartTag { job, part, sums } = tag;
         let state = &mut self.states[job];
         let outcome = match (&mut *state, result) {
             // A failed job's other parts do not matter.
             (State::Ready(_) | State::Taken, _) => return,
             (_, Err(e)) => Err(e),
-            (State::Plain, Ok(digest)) => Ok(Etag {
-                digest,
-                parts: None,
-            }),
-            (State::Parts(assembler), Ok(digest)) => {
-                assembler.add(part, digest);
-                if !assembler.is_complete() {
+            (State::Pending(upload), Ok(digest)) => {
+                let mut values = sums.map_or_else(PartValues::default, PartSums::finish);
+                if self.request.wants_md5() {
+                    values.md5 = Some(digest);
+                }
+                upload.add(part, values);
+                let job = &self.jobs[job];
+                let parts = match job.layout {
+                    Layout::Plain => None,
+                    Layout::Parts { count, .. } => Some(count),
+                };
+                if upload.parts_in() < parts.unwrap_or(1) {
                     return;
                 }
                 // The last part checked that the file ended with it, but
                 // parts are hashed at once, in any order: bytes appended
                 // while an earlier part was still read came after that
                 // check. Only the size now, once every part is in, tells.
-                match fs::metadata(self.jobs[job].path) {
-                    Ok(meta) if meta.len() == self.jobs[job].len => Ok(assembler.finish()),
-                    _ => Err(FileError::changed()),
+                let unchanged = parts.is_none()
+                    || fs::metadata(job.path).is_ok_and(|meta| meta.len() == job.len);
+                if unchanged {
+                    let upload = std::mem::replace(&mut **upload, Upload::new(self.request));
+                    Ok(upload.finish(parts))
+                } else {
+                    Err(FileError::changed())
                 }
             }
         };
@@ -246,20 +314,26 @@ mod tests {
         // Parts come back in any order: the last one first (its own end
         // check passed), then bytes are appended, then the first part.
         for grow in [false, true] {
-            let mut done = Done::new(&jobs);
-            done.record(0, 1, Ok([1; 16]));
+            let request = Request::etag();
+            let mut done = Done::new(&jobs, &request);
+            let tag = |part| PartTag {
+                job: 0,
+                part,
+                sums: None,
+            };
+            done.record(tag(1), Ok([1; 16]));
             if grow {
                 let mut file = File::options().append(true).open(&path).expect("open");
                 file.write_all(b"more").expect("append");
             }
-            done.record(0, 0, Ok([2; 16]));
+            done.record(tag(0), Ok([2; 16]));
             let State::Ready(result) = std::mem::replace(&mut done.states[0], State::Taken) else {
                 panic!("every part is in");
             };
             if grow {
                 assert!(matches!(result, Err(FileError::Changed(_))), "{result:?}");
             } else {
-                assert_eq!(result.expect("unchanged").parts, Some(2));
+                assert_eq!(etag_of(result.expect("unchanged")).parts, Some(2));
             }
         }
     }

@@ -16,6 +16,7 @@
 //! ([`linerate_sumfile::etag`]).
 
 pub mod assemble;
+pub mod checksums;
 pub mod etags;
 pub mod layout;
 pub mod search;

@@ -1,6 +1,7 @@
-//! The ETag of an input read once, in order: standard input, a pipe, a
-//! device. Parts are cut as the bytes stream past, one single-stream MD5
-//! per part, so memory stays constant whatever the length.
+//! The ETag (and S3's other checksums) of an input read once, in order:
+//! standard input, a pipe, a device. Parts are cut as the bytes stream
+//! past, one single-stream MD5 (and the other checksums asked for) per
+//! part, so memory stays constant whatever the length.
 //!
 //! Standard input redirected from a regular file has a known length, and
 //! gets the layout the file itself would. Otherwise the length is unknown,
@@ -12,9 +13,10 @@ use std::fs::File;
 use std::io::{self, Seek};
 use std::os::fd::AsFd;
 
-use linerate::Md5;
+use linerate_sumfile::s3::S3Value;
 
 use super::Etag;
+use super::checksums::{PartSums, Request, Upload, etag_of};
 use super::layout::{Layout, Policy};
 use crate::read::Reader;
 use crate::{FileError, Input, Progress};
@@ -26,14 +28,25 @@ pub fn etag_of_input(
     reader: &mut Reader,
     progress: &dyn Progress,
 ) -> Result<Etag, FileError> {
+    checksums_of_input(input, policy, &Request::etag(), reader, progress).map(etag_of)
+}
+
+/// The checksums `request` asks for of `input`, read once in order.
+pub fn checksums_of_input(
+    input: Input<'_>,
+    policy: &Policy,
+    request: &Request,
+    reader: &mut Reader,
+    progress: &dyn Progress,
+) -> Result<Vec<S3Value>, FileError> {
     let known = match input {
         Input::Stdin => stdin_len(),
         Input::Path(_) => None,
     };
     let mut splitter = match known.map(|len| policy.layout(len)) {
-        Some(Layout::Plain) => Splitter::new(None, 0),
-        Some(Layout::Parts { size, .. }) => Splitter::new(Some(size), 0),
-        None => Splitter::new(policy.stream_part_size(), policy.threshold()),
+        Some(Layout::Plain) => Splitter::new(request, None, 0),
+        Some(Layout::Parts { size, .. }) => Splitter::new(request, Some(size), 0),
+        None => Splitter::new(request, policy.stream_part_size(), policy.threshold()),
     };
     reader.absorb(input, progress, |data| splitter.absorb(data))?;
     Ok(splitter.finish())
@@ -47,34 +60,34 @@ fn stdin_len() -> Option<u64> {
     Some(meta.len().saturating_sub(position))
 }
 
-/// Cuts a stream into parts and folds their digests.
+/// Cuts a stream into parts and folds their checksums.
 pub struct Splitter {
-    /// `None`: one PUT, the plain MD5.
+    request: Request,
+    /// `None`: one PUT, the checksums of the whole.
     part_size: Option<u64>,
     /// A stream that ends below this many bytes was one PUT after all.
     threshold: u64,
-    part: Md5,
+    part: PartSums,
     in_part: u64,
-    parts: u64,
-    digests: Md5,
+    upload: Upload,
     total: u64,
-    /// The MD5 of the whole stream, kept while the stream is below the
-    /// threshold and a part is shorter than it.
-    whole: Option<Md5>,
+    /// The checksums of the whole stream, kept while the stream is below
+    /// the threshold and a part is shorter than it.
+    whole: Option<PartSums>,
 }
 
 impl Splitter {
-    pub fn new(part_size: Option<u64>, threshold: u64) -> Splitter {
+    pub fn new(request: &Request, part_size: Option<u64>, threshold: u64) -> Splitter {
         let whole_needed = part_size.is_some_and(|size| threshold > size);
         Splitter {
+            request: request.clone(),
             part_size,
             threshold,
-            part: Md5::new(),
+            part: PartSums::new(request, true),
             in_part: 0,
-            parts: 0,
-            digests: Md5::new(),
+            upload: Upload::new(request),
             total: 0,
-            whole: whole_needed.then(Md5::new),
+            whole: whole_needed.then(|| PartSums::new(request, true)),
         }
     }
 
@@ -96,34 +109,28 @@ impl Splitter {
             self.in_part += take as u64;
             data = &data[take..];
             if self.in_part == size {
-                self.digests.update(self.part.finalize_reset());
-                self.parts += 1;
+                let next = PartSums::new(&self.request, true);
+                let done = std::mem::replace(&mut self.part, next);
+                self.upload.add(self.upload.parts_in(), done.finish());
                 self.in_part = 0;
             }
         }
     }
 
-    pub fn finish(mut self) -> Etag {
-        let plain = |digest| Etag {
-            digest,
-            parts: None,
-        };
+    pub fn finish(mut self) -> Vec<S3Value> {
         if self.part_size.is_none() || self.total < self.threshold {
             // Below the threshold with parts at least as long: one part,
-            // whose digest is the plain MD5.
-            return plain(
-                self.whole
-                    .map_or_else(|| self.part.finalize(), Md5::finalize),
-            );
+            // whose checksums are the whole stream's.
+            let whole = self.whole.unwrap_or(self.part);
+            let mut upload = Upload::new(&self.request);
+            upload.add(0, whole.finish());
+            return upload.finish(None);
         }
-        if self.in_part > 0 || self.parts == 0 {
-            self.digests.update(self.part.finalize());
-            self.parts += 1;
+        if self.in_part > 0 || self.upload.parts_in() == 0 {
+            self.upload.add(self.upload.parts_in(), self.part.finish());
         }
-        Etag {
-            digest: self.digests.finalize(),
-            parts: Some(self.parts),
-        }
+        let parts = self.upload.parts_in();
+        self.upload.finish(Some(parts))
     }
 }
 
@@ -150,11 +157,11 @@ mod tests {
     }
 
     fn split(data: &[u8], size: Option<u64>, threshold: u64, piece: usize) -> Etag {
-        let mut splitter = Splitter::new(size, threshold);
+        let mut splitter = Splitter::new(&Request::etag(), size, threshold);
         for chunk in data.chunks(piece) {
             splitter.absorb(chunk);
         }
-        splitter.finish()
+        etag_of(splitter.finish())
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod crc;
 mod hmac_many;
 mod hmac_oracles;
 mod hmac_rfc2202;

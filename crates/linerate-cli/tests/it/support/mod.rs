@@ -249,3 +249,24 @@ pub fn peer_missing(what: &str) {
     }
     eprintln!("note: {what}");
 }
+
+/// The repository's root (where `.venv-peers` and `.peers` are).
+pub fn repository() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `.venv-peers/bin/python` if `modules` (comma-separated, as `import`
+/// takes them) import there; otherwise `None`, said by [`peer_missing`].
+pub fn peers_python(modules: &str) -> Option<std::path::PathBuf> {
+    let python = repository().join(".venv-peers/bin/python");
+    let imports = std::process::Command::new(&python)
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !imports {
+        peer_missing(&format!(
+            "{modules} not installed in .venv-peers: run scripts/setup.sh"
+        ));
+    }
+    imports.then_some(python)
+}

@@ -1,0 +1,400 @@
+//! `linerate etag --checksum` against a real S3-compatible server and the
+//! AWS Common Runtime's checksums.
+//!
+//! The server is the Versity S3 Gateway (versitygw, Apache-2.0, built from
+//! its Go module by scripts/setup.sh into `.peers/bin`; MinIO's server is
+//! AGPL and is not used), started here on a free loopback port over a
+//! temporary directory. Files go up with boto3 (`scripts/s3_peer.py`, in
+//! `.venv-peers`): one PUT and multipart in several part sizes, with every
+//! checksum algorithm and type S3 offers; what the server then reports
+//! through HeadObject and GetObjectAttributes must be what linerate prints.
+//! `awscrt` (the AWS SDKs' own CRCs) checks the CRCs on every length of
+//! 0-4096 bytes and across part boundaries.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{Json, LINERATE, MIB, Rng, peer_missing, peers_python, repository, scratch};
+
+const ACCESS: &str = "linerate-test";
+const SECRET: &str = "linerate-test-secret";
+
+/// A versitygw serving a temporary directory on loopback; stopped on drop.
+struct Server {
+    child: Child,
+    endpoint: String,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+fn versitygw() -> Option<PathBuf> {
+    let path = repository().join(".peers/bin/versitygw");
+    if path.is_file() {
+        Some(path)
+    } else {
+        peer_missing("versitygw not built into .peers/bin: run scripts/setup.sh");
+        None
+    }
+}
+
+fn start_server(binary: &Path) -> Server {
+    let data = tempfile::tempdir().expect("server dir");
+    // A port the kernel says is free; versitygw binds it right after.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = Command::new(binary)
+        .env("ROOT_ACCESS_KEY", ACCESS)
+        .env("ROOT_SECRET_KEY", SECRET)
+        .args(["--port", &format!("127.0.0.1:{port}"), "posix"])
+        .arg(data.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start versitygw");
+    let server = Server {
+        child,
+        endpoint: format!("http://127.0.0.1:{port}"),
+        _data: data,
+    };
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "versitygw did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server
+}
+
+/// One upload: a file, how it goes up, and the linerate options that
+/// describe the same upload.
+struct Upload {
+    key: String,
+    file: &'static str,
+    algorithm: &'static str,
+    kind: Option<&'static str>,
+    part_size: Option<u64>,
+}
+
+impl Upload {
+    fn spec(&self, dir: &Path) -> String {
+        let null = |v: Option<String>| v.unwrap_or_else(|| "null".into());
+        format!(
+            r#"{{"key": "{}", "file": "{}", "algorithm": "{}", "type": {}, "part_size": {}}}"#,
+            self.key,
+            dir.join(self.file).display(),
+            self.algorithm,
+            null(self.kind.map(|k| format!("\"{k}\""))),
+            null(self.part_size.map(|p| p.to_string())),
+        )
+    }
+
+    fn linerate_args(&self) -> Vec<String> {
+        let mut args = vec![format!("--checksum=md5,{}", self.algorithm.to_lowercase())];
+        match self.part_size {
+            None => args.push("--single".into()),
+            Some(size) => args.push(format!("--part-size={size}")),
+        }
+        if let Some(kind) = self.kind {
+            args.push(format!("--checksum-type={kind}"));
+        }
+        args.push(self.file.into());
+        args
+    }
+}
+
+/// linerate's `TAG (NAME) = VALUE` lines as tag -> value.
+fn tagged_values(stdout: &str) -> BTreeMap<String, String> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let (tag, rest) = line.split_once(" (")?;
+            let (_, value) = rest.rsplit_once(") = ")?;
+            Some((tag.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn every_checksum_is_what_a_real_s3_server_reports() {
+    let (Some(server_binary), Some(python)) = (versitygw(), peers_python("boto3, awscrt")) else {
+        return;
+    };
+    let server = start_server(&server_binary);
+    let dir = scratch();
+    let mut rng = Rng::new(0x53_0001);
+    let files: [(&str, u64); 4] = [
+        ("empty", 0),
+        ("small", 1000),
+        ("mid", 6 * MIB + 123),
+        ("big", 11 * MIB + 7),
+    ];
+    for (name, len) in files {
+        std::fs::write(dir.path().join(name), rng.bytes(len as usize)).expect("write");
+    }
+    let algorithms = ["CRC64NVME", "CRC32C", "CRC32", "SHA1", "SHA256"];
+    let mut uploads = Vec::new();
+    for (file, _) in files {
+        for algorithm in algorithms {
+            uploads.push(Upload {
+                key: format!("{file}-{algorithm}-put"),
+                file,
+                algorithm,
+                kind: None,
+                part_size: None,
+            });
+        }
+    }
+    // Multipart: every type each algorithm has, in parts of 5 MiB (S3's
+    // least) and 8 MiB (the AWS CLI's), and an empty file as one part.
+    let multipart = [
+        ("CRC64NVME", "FULL_OBJECT"),
+        ("CRC32C", "FULL_OBJECT"),
+        ("CRC32C", "COMPOSITE"),
+        ("CRC32", "FULL_OBJECT"),
+        ("CRC32", "COMPOSITE"),
+        ("SHA1", "COMPOSITE"),
+        ("SHA256", "COMPOSITE"),
+    ];
+    for (file, sizes) in [("mid", &[5][..]), ("big", &[5, 8]), ("empty", &[5])] {
+        for &mib in sizes {
+            for (algorithm, kind) in multipart {
+                uploads.push(Upload {
+                    key: format!("{file}-{algorithm}-{kind}-{mib}"),
+                    file,
+                    algorithm,
+                    kind: Some(kind),
+                    part_size: Some(mib * MIB),
+                });
+            }
+        }
+    }
+    let specs: Vec<String> = uploads.iter().map(|u| u.spec(dir.path())).collect();
+    let mut peer = Command::new(&python)
+        .arg(repository().join("scripts/s3_peer.py"))
+        .args([&server.endpoint, "linerate-test"])
+        .env("LINERATE_S3_ACCESS_KEY", ACCESS)
+        .env("LINERATE_S3_SECRET_KEY", SECRET)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run s3_peer.py");
+    peer.stdin
+        .take()
+        .expect("stdin")
+        .write_all(format!("[{}]", specs.join(",\n")).as_bytes())
+        .expect("write the uploads");
+    let out = peer.wait_with_output().expect("s3_peer.py");
+    assert!(out.status.success(), "s3_peer.py failed");
+    let reported = Json::parse(&String::from_utf8_lossy(&out.stdout));
+
+    for upload in &uploads {
+        let object = reported.get(&upload.key);
+        let ours = Command::new(LINERATE)
+            .arg("etag")
+            .args(upload.linerate_args())
+            .current_dir(dir.path())
+            .output()
+            .expect("run linerate");
+        assert!(ours.status.success(), "{}: {ours:?}", upload.key);
+        let ours = tagged_values(&String::from_utf8_lossy(&ours.stdout));
+        let field = format!("Checksum{}", upload.algorithm);
+        for (what, fields) in [
+            ("head", object.get("head")),
+            ("attributes", object.get("attributes")),
+        ] {
+            assert_eq!(
+                Some(fields.get(&field).str()),
+                ours.get(upload.algorithm).map(String::as_str),
+                "{} {what} {field}",
+                upload.key
+            );
+            let kind = if upload.part_size.is_some() {
+                upload.kind.unwrap_or("FULL_OBJECT")
+            } else {
+                "FULL_OBJECT"
+            };
+            assert_eq!(
+                fields.get("ChecksumType").str(),
+                kind,
+                "{} {what}",
+                upload.key
+            );
+        }
+        let etag = object.get("head").get("ETag").str().trim_matches('"');
+        assert_eq!(
+            Some(etag),
+            ours.get("ETag").map(String::as_str),
+            "{} ETag",
+            upload.key
+        );
+    }
+}
+
+#[test]
+fn crcs_match_awscrt_on_every_short_length_and_across_parts() {
+    let Some(python) = peers_python("awscrt") else {
+        return;
+    };
+    let dir = scratch();
+    let mut rng = Rng::new(0x53_0002);
+    let data = rng.bytes(4096 + 3000);
+    let mut names = Vec::new();
+    for len in 0..=4096 {
+        let name = format!("l{len}");
+        std::fs::write(dir.path().join(&name), &data[..len]).expect("write");
+        names.push(name);
+    }
+    // Whole files of every length, then parts of 1000 bytes across their
+    // boundaries (full-object: combined CRCs; composite: CRC of the CRCs).
+    let script = r#"
+import base64, sys
+from awscrt import checksums as c
+def b64(v, n): return base64.b64encode(v.to_bytes(n, "big")).decode()
+algs = [("CRC64NVME", c.crc64nvme, 8), ("CRC32C", c.crc32c, 4), ("CRC32", c.crc32, 4)]
+mode, size = sys.argv[1], int(sys.argv[2])
+for path in sys.argv[3:]:
+    data = open(path, "rb").read()
+    for name, f, n in algs:
+        if mode == "composite" and name == "CRC64NVME":
+            continue  # full-object only
+        if mode in ("whole", "full"):
+            print(name, b64(f(data), n)); continue
+        parts = [data[i:i + size] for i in range(0, len(data), size)] or [b""]
+        joined = b"".join(f(p).to_bytes(n, "big") for p in parts)
+        print(name, b64(f(joined), n) + "-%d" % len(parts))
+"#;
+    let cases: [(&str, &[&str], usize); 3] = [
+        ("whole", &["--single"], 0),
+        (
+            "full",
+            &["--part-size=1000", "--checksum-type=full-object"],
+            1000,
+        ),
+        (
+            "composite",
+            &["--part-size=1000", "--checksum-type=composite"],
+            1000,
+        ),
+    ];
+    for (mode, options, size) in cases {
+        let algorithms = if mode == "composite" {
+            "crc32c,crc32"
+        } else {
+            "crc64nvme,crc32c,crc32"
+        };
+        let want = Command::new(&python)
+            .args(["-c", script, mode, &size.to_string()])
+            .args(&names)
+            .current_dir(dir.path())
+            .output()
+            .expect("awscrt");
+        assert!(want.status.success(), "awscrt script failed");
+        let want: Vec<String> = String::from_utf8_lossy(&want.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let ours = Command::new(LINERATE)
+            .arg("etag")
+            .arg(format!("--checksum={algorithms}"))
+            .args(options)
+            .args(&names)
+            .current_dir(dir.path())
+            .output()
+            .expect("linerate");
+        assert!(ours.status.success(), "{mode}");
+        let ours: Vec<String> = String::from_utf8_lossy(&ours.stdout)
+            .lines()
+            .map(|line| {
+                let (tag, rest) = line.split_once(" (").expect("tagged");
+                format!("{tag} {}", rest.rsplit_once(") = ").expect("value").1)
+            })
+            .collect();
+        assert_eq!(ours.len(), want.len(), "{mode}");
+        for (i, (a, b)) in ours.iter().zip(&want).enumerate() {
+            assert_eq!(a, b, "{mode}: line {i}");
+        }
+    }
+}
+
+#[test]
+fn bad_checksum_options_are_one_line_usage_errors() {
+    let dir = scratch();
+    std::fs::write(dir.path().join("f"), b"data").expect("write");
+    for (args, says) in [
+        (
+            &["--checksum=crc64", "f"][..],
+            "invalid checksum algorithm 'crc64'",
+        ),
+        (
+            &["--checksum=sha256", "--checksum-type=full-object", "f"],
+            "full-object sha256",
+        ),
+        (
+            &["--checksum=crc64nvme", "--checksum-type=composite", "f"],
+            "composite crc64nvme",
+        ),
+        (
+            &["--checksum=crc32", "--checksum-type=whole", "f"],
+            "invalid checksum type 'whole'",
+        ),
+        (&["--checksum-type=composite", "f"], "only with --checksum"),
+        (
+            &[
+                "--checksum=crc32",
+                "--match=d41d8cd98f00b204e9800998ecf8427e",
+                "f",
+            ],
+            "--match",
+        ),
+    ] {
+        let out = Command::new(LINERATE)
+            .arg("etag")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run linerate");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("linerate: ") && first.contains(says),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Repeats are dropped, a list may be split over options, and a file
+    // that cannot be read is said with the others still done (exit 1).
+    let out = Command::new(LINERATE)
+        .args([
+            "etag",
+            "--checksum=crc32,sha1",
+            "--checksum",
+            "CRC32",
+            "nothere",
+            "f",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("run linerate");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        // zlib.crc32 and hashlib.sha1 of b"data", in base64.
+        "CRC32 (f) = rfPzYw==\nSHA1 (f) = oXyaqmHoChv3HQ2FCvTluqmAC70=\n"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothere"));
+}
