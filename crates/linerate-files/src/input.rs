@@ -2,7 +2,8 @@
 
 use std::ffi::OsStr;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// An input to hash. Which name (if any) means standard input is the
 /// caller's convention (`-` on linerate's command line); here a path is
@@ -33,26 +34,46 @@ pub fn check_stdout() -> io::Result<()> {
 
 /// EBADF if `fd` was closed when the process started, or is open only as
 /// `wrong` (read or write only).
-///
-/// Rust's runtime opens `/dev/null` (read and write) on a standard
-/// descriptor that is closed when the process starts, so a closed one
-/// looks like that. A shell opens `/dev/null` for reading (`<`) or writing
-/// (`>`) only: `/dev/null` open both ways on a standard descriptor is taken
-/// for one that was closed (`1<>/dev/null` would be too).
 fn check_fd(fd: BorrowedFd<'_>, wrong: rustix::fs::OFlags) -> io::Result<()> {
-    use rustix::fs::{FileType, OFlags};
-    let flags = rustix::fs::fcntl_getfl(fd)?;
-    let mode = flags & OFlags::RWMODE;
-    let closed_at_start = mode == OFlags::RDWR && {
-        let stat = rustix::fs::fstat(fd)?;
-        FileType::from_raw_mode(stat.st_mode) == FileType::CharacterDevice
-            && rustix::fs::major(stat.st_rdev) == 1
-            && rustix::fs::minor(stat.st_rdev) == 3
-    };
+    let closed_at_start = usize::try_from(fd.as_raw_fd())
+        .is_ok_and(|n| n < 3 && CLOSED_AT_START.load(Ordering::Relaxed) & (1 << n) != 0);
+    let mode = rustix::fs::fcntl_getfl(fd)? & rustix::fs::OFlags::RWMODE;
     if closed_at_start || mode == wrong {
         return Err(rustix::io::Errno::BADF.into());
     }
     Ok(())
+}
+
+/// Bit n set: descriptor n (0, 1, 2) was closed when the process started.
+/// Rust's runtime opens `/dev/null` over a closed standard descriptor
+/// before `main`, so afterwards a closed one cannot be told from one a
+/// parent opened on `/dev/null` (as Python's `subprocess.DEVNULL` does, for
+/// reading and writing). So this is recorded earlier, by a function in
+/// `.init_array`, which the C runtime calls before `main` (and so before
+/// Rust's runtime); in a library loaded later (the Python module) it
+/// records the host's descriptors, which are open.
+static CLOSED_AT_START: AtomicU8 = AtomicU8::new(0);
+
+#[allow(unsafe_code)]
+// SAFETY: an `.init_array` entry must be a function the C runtime may call
+// with no arguments before `main`; `record_closed_at_start` is one, and it
+// touches nothing that needs initialising (an atomic, a system call).
+#[unsafe(link_section = ".init_array")]
+#[used]
+static RECORD_CLOSED_AT_START: extern "C" fn() = record_closed_at_start;
+
+extern "C" fn record_closed_at_start() {
+    let mut closed = 0u8;
+    for fd in 0..3 {
+        #[allow(unsafe_code)]
+        // SAFETY: F_GETFD takes no pointer; on a descriptor number it only
+        // says whether it is open.
+        let open = unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1;
+        if !open {
+            closed |= 1 << fd;
+        }
+    }
+    CLOSED_AT_START.store(closed, Ordering::Relaxed);
 }
 
 /// Standard input, locked, that reads as EBADF ("Bad file descriptor")

@@ -245,3 +245,37 @@ fn closed_standard_streams_are_errors_as_in_md5sum() {
         assert!(stderr.contains("Bad file descriptor"), "{args:?}: {stderr}");
     }
 }
+
+/// `/dev/null` open for reading and writing on a standard descriptor (as
+/// Python's `subprocess.DEVNULL` and `1<>/dev/null` open it) is an open
+/// descriptor: written to and read from as md5sum does, not taken for a
+/// closed one.
+#[test]
+fn dev_null_open_both_ways_is_open() {
+    let dir = awkward_tree();
+    let cases: &[(&[&str], &str)] = &[
+        (&["a"], "1<>/dev/null"),
+        (&["-"], "0<>/dev/null"),
+        (&[], "0<>/dev/null 1<>/dev/null"),
+    ];
+    for &(args, redirect) in cases {
+        let sum: Vec<&str> = ["sum"].iter().chain(args).copied().collect();
+        let ours = closed(LINERATE, &sum, redirect, dir.path());
+        let what = format!("sum {args:?} {redirect}");
+        assert_eq!(ours.0, Some(0), "{what}: {}", ours.2);
+        assert!(ours.2.is_empty(), "{what}: {}", ours.2);
+        if let Some(md5sum) = oracle() {
+            let theirs = closed(md5sum.to_str().unwrap(), args, redirect, dir.path());
+            assert_eq!(ours.0, theirs.0, "{what}");
+            assert_eq!(ours.1, theirs.1, "{what}");
+        }
+    }
+    for args in [
+        &["etag", "--checksum=crc32", "a"][..],
+        &["md5", "a"],
+        &["mac", "-a", "hmac-md5", "--key-hex", "00", "a"],
+    ] {
+        let (status, _, stderr) = closed(LINERATE, args, "1<>/dev/null", dir.path());
+        assert_eq!(status, Some(0), "{args:?}: {stderr}");
+    }
+}
