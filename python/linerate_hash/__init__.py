@@ -5,7 +5,8 @@ HMAC and UMAC, for Python.
 hashlib-compatible hash objects (``md5``, ``md5p``, ``new``) that work as
 ``digestmod`` for :mod:`hmac` and with :func:`hashlib.file_digest`; batch
 APIs on the multi-buffer engine (``md5_many``, ``md5_many_offsets``); native
-file hashing (``hash_file``, ``hash_files``, ``s3_etag``); MACs (``hmac_md5``,
+file hashing (``hash_file``, ``hash_files``, ``s3_etag``, ``s3_checksums``:
+S3's ETag, CRC-64/NVME, CRC-32C, CRC-32, SHA-1, SHA-256); MACs (``hmac_md5``,
 ``HmacKey``, ``umac``) and ``compare_digest``. The GIL is released for
 updates of 2 KiB or more and for every batch and file call.
 
@@ -17,7 +18,7 @@ that require them; authenticate with a MAC (HMAC, UMAC).
 from __future__ import annotations
 
 import os
-from typing import IO, Union
+from typing import IO, Dict, Optional, Sequence, Union
 
 from ._linerate import (
     Hash,
@@ -32,6 +33,7 @@ from ._linerate import (
     md5_many_offsets,
     md5p,
     new,
+    s3_checksums_many,
     s3_etag,
     umac,
 )
@@ -51,6 +53,8 @@ __all__ = [
     "md5_many_offsets",
     "md5p",
     "new",
+    "s3_checksums",
+    "s3_checksums_many",
     "s3_etag",
     "umac",
 ]
@@ -59,6 +63,33 @@ __all__ = [
 algorithms_available = frozenset(["md5"] + [f"md5p{k}" for k in range(4, 257, 4)])
 
 _CHUNK = 1 << 20
+
+
+def s3_checksums(
+    path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
+    algorithms: Sequence[str] = ("md5", "crc64nvme"),
+    part_size: Optional[int] = None,
+    type: Optional[str] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, str]:
+    """S3's checksums of one file as S3 (HeadObject, GetObjectAttributes)
+    and the AWS CLI show them, every part read once for all of them.
+
+    ``algorithms``: any of ``md5`` (the ETag, hex, ``-N`` for N parts),
+    ``crc64nvme``, ``crc32c``, ``crc32``, ``sha1``, ``sha256`` (base64 of
+    the value, big-endian for the CRCs; composite values ``-N``).
+    ``part_size``: the upload's part size (default: the AWS CLI's, 8 MiB
+    doubled while there would be more than 10,000 parts; files under
+    8 MiB are one PUT). ``type``: ``"full-object"`` or ``"composite"`` for
+    a multipart upload's checksums (default: full-object for crc64nvme,
+    composite for the others, as S3 and the AWS CLI make them). Returns a
+    dict from each algorithm's name to its value; compare
+    ``s3_checksums(p, ["crc64nvme"])["crc64nvme"]`` with
+    ``head_object(..., ChecksumMode="ENABLED")["ChecksumCRC64NVME"]``.
+    """
+    return s3_checksums_many(
+        [path], algorithms=list(algorithms), part_size=part_size, type=type, threads=threads
+    )[0]
 
 
 def hash_file(

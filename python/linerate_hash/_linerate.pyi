@@ -1,7 +1,7 @@
 """Type stubs of the native module linerate_hash._linerate."""
 
 import os
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from typing_extensions import Buffer
 
@@ -83,3 +83,11 @@ def hash_files(
     paths: Iterable[_Path], algo: str = "md5", threads: Optional[int] = None, errors: str = "raise"
 ) -> List[Union[bytes, OSError]]: ...
 def s3_etag(path: _Path, part_size: Optional[int] = None) -> str: ...
+def s3_checksums_many(
+    paths: Iterable[_Path],
+    algorithms: Optional[List[str]] = None,
+    part_size: Optional[int] = None,
+    type: Optional[str] = None,
+    threads: Optional[int] = None,
+    errors: str = "raise",
+) -> List[Union[Dict[str, str], OSError]]: ...

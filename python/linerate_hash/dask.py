@@ -1,7 +1,8 @@
 """Hashing file lists on a Dask cluster: each task hashes a slice of the
 list on its worker with :func:`linerate.hash_files` (native reads, the
 multi-buffer engine, every core of the worker), and the digests come back in
-input order. Paths must name files the workers can read (a shared or
+input order (:func:`s3_checksums` likewise gives S3's checksums of each
+file). Paths must name files the workers can read (a shared or
 replicated file system). Install with ``pip install linerate[dask]``.
 
 :func:`md5_column` hashes a Dask DataFrame's column, partition by
@@ -22,11 +23,11 @@ import linerate_hash as linerate
 
 Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
-__all__ = ["hash_files", "md5_column"]
+__all__ = ["hash_files", "md5_column", "s3_checksums"]
 
 
-def _hash_slice(paths: List[Path], algo: str, errors: str) -> List[Any]:
-    return linerate.hash_files(paths, algo=algo, errors=errors)
+def _hash_slice(paths: List[Path], options: dict) -> List[Any]:
+    return linerate.hash_files(paths, errors="return", **options)
 
 
 def hash_files(
@@ -51,6 +52,42 @@ def hash_files(
     if errors not in ("raise", "return"):
         raise ValueError(f"errors must be 'raise' or 'return', not {errors!r}")
     linerate.new(algo)  # an unknown algorithm fails here, not on a worker
+    return _run_slices(paths, client, files_per_task, errors, _hash_slice, {"algo": algo})
+
+
+def _s3_slice(paths: List[Path], options: dict) -> List[Any]:
+    return linerate.s3_checksums_many(paths, errors="return", **options)
+
+
+def s3_checksums(
+    paths: Sequence[Path],
+    algorithms: Sequence[str] = ("md5", "crc64nvme"),
+    client: Optional[Any] = None,
+    *,
+    part_size: Optional[int] = None,
+    type: Optional[str] = None,
+    files_per_task: Optional[int] = None,
+    errors: str = "raise",
+) -> List[Any]:
+    """S3's checksums of every path (dicts as
+    :func:`linerate_hash.s3_checksums` returns), in input order, computed on
+    a Dask cluster: slices of the list as tasks, each through
+    :func:`linerate_hash.s3_checksums_many` on its worker (every core of
+    the worker, each file read once). ``client``, ``files_per_task`` and
+    ``errors`` as for :func:`hash_files`.
+    """
+    if errors not in ("raise", "return"):
+        raise ValueError(f"errors must be 'raise' or 'return', not {errors!r}")
+    options = {"algorithms": list(algorithms), "part_size": part_size, "type": type}
+    # Bad algorithms or types fail here, not on a worker.
+    linerate.s3_checksums_many([], **options)
+    return _run_slices(paths, client, files_per_task, errors, _s3_slice, options)
+
+
+def _run_slices(paths, client, files_per_task, errors, work, options) -> List[Any]:
+    """`work(slice, options)` over slices of `paths` as Dask tasks; the
+    results in input order, the first error (in input order) raised unless
+    `errors` is "return"."""
     paths = [os.fspath(p) for p in paths]
     if not paths:
         return []
@@ -62,7 +99,7 @@ def hash_files(
     slices = [paths[i : i + size] for i in range(0, len(paths), size)]
     # Errors travel back as values, so the first one in input order (not
     # the first to finish) is the one raised.
-    tasks = [dask.delayed(_hash_slice, pure=False)(s, algo, "return") for s in slices]
+    tasks = [dask.delayed(work, pure=False)(s, options) for s in slices]
     if client is not None:
         parts = client.gather(client.compute(tasks))
     else:

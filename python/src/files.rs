@@ -6,13 +6,15 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
 use linerate::HashAlgorithm;
-use linerate_files::s3::etags::etags_in_order;
+use linerate_files::s3::checksums::Request;
+use linerate_files::s3::etags::{checksums_in_order, etags_in_order};
 use linerate_files::s3::layout::Policy;
+use linerate_files::s3::{ChecksumType, S3Algorithm};
 use linerate_files::whole::hash_in_order;
 use linerate_files::{FileError, Input, NoProgress};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::many::thread_count;
 
@@ -94,6 +96,96 @@ pub fn s3_etag(
     });
     let etag = result.ok_or_else(|| PyOSError::new_err("no result"))?;
     Ok(etag.map_err(|e| os_error(py, &path, e))?.to_string())
+}
+
+/// `s3_checksums(paths, algorithms=("md5", "crc64nvme"), part_size=None,
+/// type=None, threads=None, errors="raise") -> list[dict[str, str]]`: S3's
+/// checksums of every path, in order, each a dict from algorithm name to
+/// the value as S3 shows it, every file read once for all of them (the
+/// `linerate etag --checksum` engine).
+#[pyfunction]
+#[pyo3(signature = (paths, algorithms = None, part_size = None, r#type = None, threads = None, errors = "raise"))]
+pub fn s3_checksums_many<'py>(
+    py: Python<'py>,
+    paths: &Bound<'py, PyAny>,
+    algorithms: Option<Vec<String>>,
+    part_size: Option<u64>,
+    r#type: Option<&str>,
+    threads: Option<usize>,
+    errors: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    let raise = errors_mode(errors)?;
+    let threads = thread_count(threads)?;
+    let request = s3_request(algorithms, r#type)?;
+    if part_size == Some(0) {
+        return Err(PyValueError::new_err("part_size must be positive"));
+    }
+    let policy = Policy {
+        part_size,
+        ..Policy::default()
+    };
+    let paths = paths
+        .try_iter()?
+        .map(|p| os_path(&p?))
+        .collect::<PyResult<Vec<_>>>()?;
+    let inputs: Vec<Input<'_>> = paths.iter().map(|p| Input::Path(p)).collect();
+    let mut results = Vec::with_capacity(paths.len());
+    py.detach(|| {
+        checksums_in_order(
+            &inputs,
+            &policy,
+            &request,
+            threads,
+            &NoProgress,
+            |_, _, r| {
+                results.push(r);
+            },
+        );
+    });
+    let list = PyList::empty(py);
+    for (path, result) in paths.iter().zip(results) {
+        match result {
+            Ok(values) => {
+                let dict = PyDict::new(py);
+                for value in values {
+                    dict.set_item(value.algorithm.name(), value.to_string())?;
+                }
+                list.append(dict)?;
+            }
+            Err(e) if raise => return Err(os_error(py, path, e)),
+            Err(e) => list.append(os_error(py, path, e).into_value(py))?,
+        }
+    }
+    Ok(list)
+}
+
+/// The request `algorithms` (names as `linerate etag --checksum` takes
+/// them; default md5 and crc64nvme) and `type` make.
+fn s3_request(algorithms: Option<Vec<String>>, kind: Option<&str>) -> PyResult<Request> {
+    let algorithms = match algorithms {
+        None => vec![S3Algorithm::Md5, S3Algorithm::Crc64Nvme],
+        Some(names) => names
+            .iter()
+            .map(|name| {
+                S3Algorithm::from_name(name).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "unknown S3 checksum algorithm {name:?}: give md5, crc64nvme, \
+                         crc32c, crc32, sha1 or sha256"
+                    ))
+                })
+            })
+            .collect::<PyResult<_>>()?,
+    };
+    let kind = kind
+        .map(|name| {
+            ChecksumType::from_name(name).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "type must be 'full-object' or 'composite', not {name:?}"
+                ))
+            })
+        })
+        .transpose()?;
+    Request::new(&algorithms, kind).map_err(PyValueError::new_err)
 }
 
 /// The digest of every one of `paths`, in order, through the file engine

@@ -40,6 +40,7 @@ fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::hash_file, m)?)?;
     m.add_function(wrap_pyfunction!(files::hash_files, m)?)?;
     m.add_function(wrap_pyfunction!(files::s3_etag, m)?)?;
+    m.add_function(wrap_pyfunction!(files::s3_checksums_many, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

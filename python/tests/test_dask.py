@@ -1,5 +1,6 @@
 """linerate.dask.hash_files on a LocalCluster: same digests and order as
-hashlib, errors raised or returned. linerate.dask.md5_column over Dask
+hashlib, errors raised or returned; linerate.dask.s3_checksums: the same
+values as linerate_hash.s3_checksums, in order. linerate.dask.md5_column over Dask
 DataFrame columns (Arrow-backed, object, categorical; text and bytes):
 hashlib's digests row by row, nulls kept, index and partitions kept."""
 
@@ -205,3 +206,25 @@ def test_md5_column_assigns_and_rejects_numbers(rng, client):
     assert got["n"].tolist() == list(range(500))
     with pytest.raises(TypeError):
         ldask.md5_column(ddf, "n").compute()
+
+
+def test_s3_checksums_on_a_cluster(client, tmp_path, rng):
+    import base64
+    import zlib
+
+    paths = make_files(tmp_path, rng, 40)
+    missing = tmp_path / "missing"
+    listed = paths[:7] + [missing] + paths[7:]
+    got = ldask.s3_checksums(listed, ["crc32", "sha256"], client, part_size=1000, errors="return", files_per_task=3)
+    assert isinstance(got[7], FileNotFoundError)
+    want = [linerate.s3_checksums(p, ["crc32", "sha256"], part_size=1000) for p in paths]
+    assert got[:7] + got[8:] == want
+    # One PUT, checked against zlib directly.
+    one = ldask.s3_checksums(paths[:3], ["crc32"], client)
+    for path, result in zip(paths[:3], one):
+        crc = zlib.crc32(path.read_bytes()).to_bytes(4, "big")
+        assert result == {"crc32": base64.b64encode(crc).decode()}
+    with pytest.raises(FileNotFoundError):
+        ldask.s3_checksums(listed, ["crc32"], client)
+    with pytest.raises(ValueError):
+        ldask.s3_checksums(paths, ["nope"], client)

@@ -4,8 +4,9 @@
 //!
 //! - [`whole`]: whole files, results in input order (`linerate sum`, the
 //!   audit, the Python package);
-//! - [`s3`]: S3 ETags of multipart uploads, and the search for the part
-//!   size that reproduces one (`linerate etag`);
+//! - [`s3`]: S3 ETags and checksums (CRC-64/NVME, CRC-32C, CRC-32, SHA-1,
+//!   SHA-256) of uploads, and the search for the part size that reproduces
+//!   an ETag (`linerate etag`);
 //! - [`tree`]: the regular files under a directory, in sorted path order;
 //! - [`audit`]: a tree checked against a manifest of it;
 //! - [`read`]: one input (a file, standard input, a pipe) read in chunks on
