@@ -3,7 +3,7 @@
 server reports for each object: the peer of `linerate etag --checksum`'s
 tests (crates/linerate-cli/tests/it/etag_s3.rs).
 
-    s3_peer.py ENDPOINT BUCKET < uploads.json > reported.json
+    s3_peer.py ENDPOINT BUCKET [LISTINGS_DIR] < uploads.json > reported.json
 
 Standard input is a JSON list of uploads, each
     {"key": K, "file": PATH, "algorithm": "CRC32" | ... | null,
@@ -13,6 +13,11 @@ parts of that size, each with its checksum, CompleteMultipartUpload with the
 parts' checksums). Standard output is a JSON object mapping each key to
 {"head": {...}, "attributes": {...}}: the ETag and Checksum* fields of
 HeadObject (ChecksumMode ENABLED) and of GetObjectAttributes.
+
+With LISTINGS_DIR, it also writes the bucket's listings there as the AWS
+CLI prints them: `list.json` (`aws s3api list-objects-v2`) and
+`heads.json` (a list of `aws s3api head-object --checksum-mode ENABLED`
+outputs, each with its `Key`).
 
 The credentials are the test server's own (LINERATE_S3_ACCESS_KEY and
 LINERATE_S3_SECRET_KEY). boto3 computes nothing it is not asked to
@@ -97,6 +102,22 @@ def reported(s3, bucket, key):
     return {"head": keep(head), "attributes": flat}
 
 
+def listings(s3, bucket, directory):
+    """list-objects-v2's and head-object's JSON, as the AWS CLI prints it
+    (response metadata dropped, dates as ISO 8601 text)."""
+    plain = lambda d: {k: v for k, v in d.items() if k != "ResponseMetadata"}
+    text = lambda obj: json.dumps(obj, indent=4, default=lambda d: d.isoformat())
+    listed = plain(s3.list_objects_v2(Bucket=bucket))
+    with open(os.path.join(directory, "list.json"), "w") as f:
+        f.write(text(listed))
+    heads = []
+    for item in listed.get("Contents", []):
+        head = plain(s3.head_object(Bucket=bucket, Key=item["Key"], ChecksumMode="ENABLED"))
+        heads.append({"Key": item["Key"], **head})
+    with open(os.path.join(directory, "heads.json"), "w") as f:
+        f.write(text(heads))
+
+
 def main():
     endpoint, bucket = sys.argv[1], sys.argv[2]
     s3 = client(endpoint)
@@ -105,6 +126,8 @@ def main():
     for spec in json.load(sys.stdin):
         upload(s3, bucket, spec)
         out[spec["key"]] = reported(s3, bucket, spec["key"])
+    if len(sys.argv) > 3:
+        listings(s3, bucket, sys.argv[3])
     json.dump(out, sys.stdout, indent=1, sort_keys=True)
 
 

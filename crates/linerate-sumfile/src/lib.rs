@@ -20,6 +20,7 @@ pub mod check;
 pub mod escape;
 pub mod etag;
 pub mod format;
+pub mod listing;
 pub mod manifest;
 pub mod paths;
 pub mod quote;

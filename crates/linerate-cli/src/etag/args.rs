@@ -14,8 +14,10 @@ use linerate_files::s3::size::parse_size;
 use linerate_sumfile::etag::Etag;
 use linerate_sumfile::s3::{ChecksumType, S3Algorithm};
 
+use super::verify::VerifyOptions;
+
 /// What to do with the operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Print each file's ETag.
     Compute,
@@ -23,6 +25,8 @@ pub enum Mode {
     Match(Etag),
     /// The operands are lists of `ETAG  NAME` lines to verify.
     Check,
+    /// The files under the operand (or `.`) against this listing.
+    Verify(OsString),
 }
 
 /// A valid command line.
@@ -36,6 +40,8 @@ pub struct Options {
     /// `--max-work`: the most bytes one search may hash in its exhaustive
     /// phase; `None` for the default.
     pub max_work: Option<u64>,
+    /// `--verify`'s options.
+    pub verify: VerifyOptions,
     /// `--checksum` (and `--checksum-type`): S3's checksums to print as
     /// tagged lines; `None` for the classic `ETAG  NAME` lines.
     pub checksums: Option<Request>,
@@ -54,7 +60,7 @@ impl Options {
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {
-    Run(Options),
+    Run(Box<Options>),
     Help,
 }
 
@@ -75,9 +81,17 @@ enum Flag {
     MaxWork,
     Checksum,
     ChecksumType,
+    Verify,
+    Prefix,
+    InventorySchema,
+    Verbose,
 }
 
-const SHORT: &[(u8, Flag)] = &[(b'c', Flag::Check), (b'w', Flag::Warn)];
+const SHORT: &[(u8, Flag)] = &[
+    (b'c', Flag::Check),
+    (b'w', Flag::Warn),
+    (b'v', Flag::Verbose),
+];
 
 const fn long(name: &'static str, value: Flag) -> LongOption<Flag> {
     LongOption { name, value }
@@ -92,6 +106,7 @@ const LONG: &[LongOption<Flag>] = &[
     long("ignore-missing", Flag::IgnoreMissing),
     long("single", Flag::Single),
     long("help", Flag::Help),
+    long("verbose", Flag::Verbose),
 ];
 
 const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[(b'j', Flag::Threads)];
@@ -104,6 +119,9 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     long("max-work", Flag::MaxWork),
     long("checksum", Flag::Checksum),
     long("checksum-type", Flag::ChecksumType),
+    long("verify", Flag::Verify),
+    long("prefix", Flag::Prefix),
+    long("inventory-schema", Flag::InventorySchema),
 ];
 
 /// Parses the words after `linerate etag`; the error is a one-line message.
@@ -115,8 +133,16 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
         threads: None,
         max_work: None,
         checksums: None,
+        verify: VerifyOptions {
+            prefix: String::new(),
+            schema: None,
+            strict: false,
+            verbose: false,
+            quiet: false,
+        },
         files: Vec::new(),
     };
+    let mut verify_flags: Option<&'static str> = None;
     let mut algorithms: Vec<S3Algorithm> = Vec::new();
     let mut kind: Option<ChecksumType> = None;
     let mut check = false;
@@ -178,6 +204,19 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
                     algorithms.push(algorithm);
                 }
             }
+            Flag::Verify => options.mode = Mode::Verify(found.argument.clone().unwrap_or_default()),
+            Flag::Prefix => {
+                options.verify.prefix = String::from_utf8_lossy(argument).into_owned();
+                verify_flags = Some("--prefix");
+            }
+            Flag::InventorySchema => {
+                options.verify.schema = Some(String::from_utf8_lossy(argument).into_owned());
+                verify_flags = Some("--inventory-schema");
+            }
+            Flag::Verbose => {
+                options.verify.verbose = true;
+                verify_flags = Some("--verbose");
+            }
             Flag::ChecksumType => {
                 let name = String::from_utf8_lossy(argument);
                 kind = Some(ChecksumType::from_name(&name).ok_or_else(|| {
@@ -196,13 +235,34 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
             }
         }
     }
+    let verifying = matches!(options.mode, Mode::Verify(_));
     if check {
-        if let Mode::Match(_) = options.mode {
-            return Err("--match and --check cannot be combined".into());
+        match options.mode {
+            Mode::Match(_) => return Err("--match and --check cannot be combined".into()),
+            Mode::Verify(_) => return Err("--verify and --check cannot be combined".into()),
+            _ => {}
         }
         options.mode = Mode::Check;
+    } else if verifying {
+        // audit's words: --quiet for the summary alone, --strict to fail
+        // on extra files.
+        let c = &options.check_options;
+        if c.warn || c.status || c.ignore_missing {
+            return Err(format!(
+                "{} is meaningful only with --check",
+                check_flags.unwrap_or("--warn")
+            ));
+        }
+        options.verify.quiet = c.quiet;
+        options.verify.strict = c.strict;
+        if options.verify.quiet && options.verify.verbose {
+            return Err("--quiet and --verbose cannot be combined".into());
+        }
     } else if let Some(flag) = check_flags {
         return Err(format!("{flag} is meaningful only with --check"));
+    }
+    if !verifying && let Some(flag) = verify_flags {
+        return Err(format!("{flag} is meaningful only with --verify"));
     }
     let policy = options.policy;
     if policy.single && (policy.part_size.is_some() || policy.threshold.is_some()) {
@@ -214,6 +274,11 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
              which search the part size"
                 .into(),
         );
+    }
+    if let Mode::Verify(_) = options.mode
+        && policy != Policy::default()
+    {
+        return Err("--part-size, --threshold and --single do not apply to --verify".into());
     }
     if options.mode == Mode::Compute && options.max_work.is_some() {
         return Err("--max-work is meaningful only with --match or --check".into());
@@ -231,10 +296,17 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
         return Err("--checksum-type is meaningful only with --checksum".into());
     }
     options.files = getopt.into_operands();
-    if options.files.is_empty() {
+    if verifying {
+        if options.files.len() > 1 {
+            return Err(format!(
+                "extra operand '{}': --verify checks one DIR",
+                options.files[1].to_string_lossy()
+            ));
+        }
+    } else if options.files.is_empty() {
         options.files.push(OsString::from("-"));
     }
-    Ok(Command::Run(options))
+    Ok(Command::Run(Box::new(options)))
 }
 
 #[cfg(test)]
@@ -248,7 +320,7 @@ mod tests {
 
     fn options(args: &[&str]) -> Options {
         match parse_strs(args) {
-            Ok(Command::Run(options)) => options,
+            Ok(Command::Run(options)) => *options,
             other => panic!("{args:?}: {other:?}"),
         }
     }

@@ -18,6 +18,7 @@ pub mod args;
 pub mod check;
 mod compute;
 pub mod matching;
+pub mod verify;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -31,9 +32,10 @@ Usage: linerate etag [OPTION]... [FILE]...
   or:  linerate etag --checksum ALG[,ALG]... [OPTION]... [FILE]...
   or:  linerate etag --match ETAG [OPTION]... FILE...
   or:  linerate etag --check [OPTION]... [LIST]...
+  or:  linerate etag --verify LISTING [OPTION]... [DIR]
 Print the ETag (and S3's other checksums) Amazon S3 shows for each FILE
 uploaded as the AWS CLI uploads it, find the part size that gives an ETag,
-or check lists of ETags.
+check lists of ETags, or check a tree against a listing of S3 objects.
 
 An object uploaded with one PUT has its MD5 as ETag. One uploaded in N parts
 has the MD5 of the N parts' binary MD5s, one after another, followed by -N:
@@ -94,6 +96,34 @@ Search:
                           larger); a search cut short says so
   Files searched must be regular files (standard input redirected from one).
 
+Verify (a local tree against what S3 lists):
+      --verify=LISTING  check the files under DIR (default: the current
+                          directory) against LISTING (- for standard input):
+                          the JSON 'aws s3api list-objects-v2' prints (sizes
+                          and ETags), a JSON list of 'aws s3api head-object
+                          --checksum-mode ENABLED' outputs each with its
+                          \"Key\" (checksums too; get-object-attributes'
+                          fields are read as well), or an S3 Inventory CSV
+      --prefix=P        keys start with P, dropped to make paths under DIR
+      --inventory-schema=COLUMNS  an inventory's fileSchema (default
+                          'Bucket, Key, Size, LastModifiedDate, ETag'; a
+                          first line naming the columns also sets it)
+  -v, --verbose         print matched files too, with what matched them
+  Every value listed is checked: sizes, whole-object values (a plain ETag,
+  full-object CRCs, one PUT's SHAs) in one pass, then values of N parts
+  with the part size searched as --match does (composite checksums: the
+  common sizes giving N parts). A line per file not matched, in path order:
+    changed: PATH (WHAT)       a value differs (which, and both values)
+    missing: PATH              listed, and not there
+    extra: PATH                under DIR, and not listed (LISTING never is)
+    cannot tell: PATH (WHY)    no part size reproduces its ETag, and no
+                               other listed value decides
+    error: PATH: REASON        unreadable
+  then 'linerate etag --verify: N matched, N changed, N missing, N extra,
+  N cannot tell, N errors'. An object of LISTING that cannot be read is
+  said on stderr with its place and key, and the others are checked.
+  --quiet prints the summary alone; --strict fails on extra files too.
+
 Only with --check (as md5sum's):
       --ignore-missing  don't fail or report status for missing files
       --quiet           don't print OK for each file that matches
@@ -112,8 +142,10 @@ it), KB, MB, GB, TB (powers of 1000: 15MB is 15,000,000 bytes; note that
 the AWS CLI's configuration reads 8MB as 8 MiB: write 8MiB or 8M for that).
 
 Exit status: 0 if every file was read (and matched or checked OK), 1 if a
-file could not be read, a search found no part size, or a check failed,
-2 for a usage error (bad option, SIZE or ETAG).
+file could not be read, a search found no part size, or a check failed
+(--verify: anything changed, missing, untold, unreadable or unlisted in
+LISTING; extra files only with --strict), 2 for a usage error (bad option,
+SIZE or ETAG).
 
 ETags are MD5-based and the CRCs are not cryptographic: they detect
 accidental corruption, not tampering. Anyone can make two different files
@@ -139,7 +171,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         }
     };
     let threads = options.thread_count();
-    let ok = match options.mode {
+    let ok = match options.mode.clone() {
         Mode::Compute => {
             let total = || Some(crate::sum::regular_file_bytes(&options.files));
             let mut console = Console::new(Progress::new(total));
@@ -159,6 +191,18 @@ pub fn main(args: &[OsString]) -> ExitCode {
                 &mut console,
                 &options.files,
                 &target,
+                threads,
+                options.max_work,
+            );
+            console.finish(ok)
+        }
+        Mode::Verify(listing) => {
+            let mut console = Console::new(Progress::new(|| None));
+            let ok = verify::run(
+                &mut console,
+                &listing,
+                options.files.first().map(|d| d.as_os_str()),
+                &options.verify,
                 threads,
                 options.max_work,
             );

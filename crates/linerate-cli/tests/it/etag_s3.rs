@@ -84,6 +84,7 @@ fn start_server(binary: &Path) -> Server {
 struct Upload {
     key: String,
     file: &'static str,
+    /// `""`: no checksum (the ETag alone).
     algorithm: &'static str,
     kind: Option<&'static str>,
     part_size: Option<u64>,
@@ -92,11 +93,14 @@ struct Upload {
 impl Upload {
     fn spec(&self, dir: &Path) -> String {
         let null = |v: Option<String>| v.unwrap_or_else(|| "null".into());
+        let algorithm = match self.algorithm {
+            "" => "null".to_string(),
+            a => format!("\"{a}\""),
+        };
         format!(
-            r#"{{"key": "{}", "file": "{}", "algorithm": "{}", "type": {}, "part_size": {}}}"#,
+            r#"{{"key": "{}", "file": "{}", "algorithm": {algorithm}, "type": {}, "part_size": {}}}"#,
             self.key,
             dir.join(self.file).display(),
-            self.algorithm,
             null(self.kind.map(|k| format!("\"{k}\""))),
             null(self.part_size.map(|p| p.to_string())),
         )
@@ -126,6 +130,37 @@ fn tagged_values(stdout: &str) -> BTreeMap<String, String> {
             Some((tag.to_string(), value.to_string()))
         })
         .collect()
+}
+
+/// Uploads `uploads` (files under `dir`) through `scripts/s3_peer.py` and
+/// returns what the server reports for each key; with `listings`, the
+/// bucket's list-objects-v2 and head-object JSON are written there.
+fn upload_all(
+    server: &Server,
+    python: &Path,
+    dir: &Path,
+    uploads: &[Upload],
+    listings: Option<&Path>,
+) -> Json {
+    let specs: Vec<String> = uploads.iter().map(|u| u.spec(dir)).collect();
+    let mut peer = Command::new(python)
+        .arg(repository().join("scripts/s3_peer.py"))
+        .args([&server.endpoint, "linerate-test"])
+        .args(listings)
+        .env("LINERATE_S3_ACCESS_KEY", ACCESS)
+        .env("LINERATE_S3_SECRET_KEY", SECRET)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run s3_peer.py");
+    peer.stdin
+        .take()
+        .expect("stdin")
+        .write_all(format!("[{}]", specs.join(",\n")).as_bytes())
+        .expect("write the uploads");
+    let out = peer.wait_with_output().expect("s3_peer.py");
+    assert!(out.status.success(), "s3_peer.py failed");
+    Json::parse(&String::from_utf8_lossy(&out.stdout))
 }
 
 #[test]
@@ -182,24 +217,7 @@ fn every_checksum_is_what_a_real_s3_server_reports() {
             }
         }
     }
-    let specs: Vec<String> = uploads.iter().map(|u| u.spec(dir.path())).collect();
-    let mut peer = Command::new(&python)
-        .arg(repository().join("scripts/s3_peer.py"))
-        .args([&server.endpoint, "linerate-test"])
-        .env("LINERATE_S3_ACCESS_KEY", ACCESS)
-        .env("LINERATE_S3_SECRET_KEY", SECRET)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run s3_peer.py");
-    peer.stdin
-        .take()
-        .expect("stdin")
-        .write_all(format!("[{}]", specs.join(",\n")).as_bytes())
-        .expect("write the uploads");
-    let out = peer.wait_with_output().expect("s3_peer.py");
-    assert!(out.status.success(), "s3_peer.py failed");
-    let reported = Json::parse(&String::from_utf8_lossy(&out.stdout));
+    let reported = upload_all(&server, &python, dir.path(), &uploads, None);
 
     for upload in &uploads {
         let object = reported.get(&upload.key);
@@ -397,4 +415,239 @@ fn bad_checksum_options_are_one_line_usage_errors() {
         "CRC32 (f) = rfPzYw==\nSHA1 (f) = oXyaqmHoChv3HQ2FCvTluqmAC70=\n"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothere"));
+}
+
+/// An object to upload: key (and file), bytes, checksum, type, part size.
+type Listed = (
+    &'static str,
+    u64,
+    &'static str,
+    Option<&'static str>,
+    Option<u64>,
+);
+
+/// `linerate etag ARGS` run in `cwd`: (status, stdout, stderr).
+fn verify(cwd: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(LINERATE)
+        .arg("etag")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run linerate");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_a_tree_against_the_servers_own_listings() {
+    let (Some(server_binary), Some(python)) = (versitygw(), peers_python("boto3")) else {
+        return;
+    };
+    let server = start_server(&server_binary);
+    let dir = scratch();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("sub")).expect("mkdir");
+    let mut rng = Rng::new(0x53_0003);
+    // (key, bytes, checksum, type, part size): a PUT with a CRC, multipart
+    // uploads with a composite CRC, a full-object CRC, the ETag alone in
+    // the AWS CLI's 8 MiB and in 6 MiB (found by the search), a PUT with
+    // SHA-256, and one in parts of 5 MiB + 4 KiB that no search tries.
+    let objects: [Listed; 7] = [
+        ("a", 1000, "CRC64NVME", None, None),
+        (
+            "sub/b",
+            6 * MIB + 5,
+            "CRC32",
+            Some("COMPOSITE"),
+            Some(5 * MIB),
+        ),
+        (
+            "sub/c",
+            11 * MIB,
+            "CRC64NVME",
+            Some("FULL_OBJECT"),
+            Some(8 * MIB),
+        ),
+        ("d", 2 * MIB, "SHA256", None, None),
+        ("e", 9 * MIB, "", None, Some(8 * MIB)),
+        ("f", 13 * MIB, "", None, Some(6 * MIB)),
+        ("g", 11 * MIB, "", None, Some(5 * MIB + 4096)),
+    ];
+    let mut uploads = Vec::new();
+    for (key, len, algorithm, kind, part_size) in objects {
+        std::fs::write(tree.join(key), rng.bytes(len as usize)).expect("write");
+        uploads.push(Upload {
+            key: key.into(),
+            file: key,
+            algorithm,
+            kind,
+            part_size,
+        });
+    }
+    let listings = dir.path().join("listings");
+    std::fs::create_dir_all(&listings).expect("mkdir");
+    let file_root = tree.clone();
+    let uploads: Vec<Upload> = uploads;
+    upload_all(&server, &python, &file_root, &uploads, Some(&listings));
+    let list = listings.join("list.json");
+    let heads = listings.join("heads.json");
+    let (list, heads) = (list.to_str().unwrap(), heads.to_str().unwrap());
+
+    // Untouched: every object matched by its ETag and checksums. The server,
+    // as S3 does since 2025, gives every object a full-object CRC-64/NVME
+    // when the upload names no checksum: g, whose part size no search
+    // finds, is matched by that.
+    let (status, stdout, _) = verify(&tree, &["-v", &format!("--verify={heads}")]);
+    assert_eq!(status, Some(0), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 8, "{stdout}");
+    let expect: [(&str, &[&str]); 7] = [
+        ("a", &["ETag", "CRC64NVME"]),
+        ("d", &["ETag", "SHA256"]),
+        ("e", &["CRC64NVME", "(part size 8 MiB)"]),
+        ("f", &["CRC64NVME", "(part size 6 MiB)"]),
+        ("g", &["CRC64NVME", "part size not found"]),
+        ("sub/b", &["(part size 5 MiB)", "CRC32 (part size 5 MiB)"]),
+        ("sub/c", &["CRC64NVME", "(part size 8 MiB)"]),
+    ];
+    for (line, (path, words)) in lines.iter().zip(expect) {
+        assert!(line.starts_with(&format!("matched: {path} (")), "{stdout}");
+        for word in words {
+            assert!(line.contains(word), "{path}: {word}: {stdout}");
+        }
+    }
+    assert_eq!(
+        lines[7],
+        "linerate etag --verify: 7 matched, 0 changed, 0 missing, 0 extra, 0 cannot tell, 0 errors"
+    );
+    // list-objects-v2 has sizes and ETags only: g cannot be told.
+    let (status, stdout, _) = verify(&tree, &[&format!("--verify={list}")]);
+    assert_eq!(status, Some(1), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("cannot tell: g (no part size tried gives its ETag"),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[1],
+        "linerate etag --verify: 6 matched, 0 changed, 0 missing, 0 extra, 1 cannot tell, 0 errors"
+    );
+
+    // A byte changed in sub/c (same size), d gone, a file nobody listed,
+    // g (which nothing could tell) gone too; from the parent directory.
+    let mut c = std::fs::read(tree.join("sub/c")).expect("read");
+    c[7 * MIB as usize] ^= 1;
+    std::fs::write(tree.join("sub/c"), c).expect("write");
+    std::fs::remove_file(tree.join("d")).expect("rm");
+    std::fs::remove_file(tree.join("g")).expect("rm");
+    std::fs::write(tree.join("sub/new.txt"), b"new").expect("write");
+    let (status, stdout, _) = verify(dir.path(), &[&format!("--verify={heads}"), "tree"]);
+    assert_eq!(status, Some(1), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "missing: tree/d", "{stdout}");
+    assert_eq!(lines[1], "missing: tree/g", "{stdout}");
+    assert!(
+        lines[2].starts_with("changed: tree/sub/c (CRC64NVME "),
+        "{stdout}"
+    );
+    assert_eq!(lines[3], "extra: tree/sub/new.txt", "{stdout}");
+    assert_eq!(
+        lines[4],
+        "linerate etag --verify: 4 matched, 1 changed, 2 missing, 1 extra, 0 cannot tell, 0 errors"
+    );
+}
+
+#[test]
+fn a_listing_s_bad_objects_are_named_and_the_rest_verified() {
+    let dir = scratch();
+    std::fs::write(dir.path().join("ten"), b"0123456789").expect("write");
+    std::fs::write(dir.path().join("ok"), b"data").expect("write");
+    // zlib.crc32(b"data") in base64, and the MD5 of b"data".
+    let listing = r#"[
+        {"Key": "ok", "Size": 4, "ETag": "\"8d777f385d3dfec8815d20f7496026dc\"", "ChecksumCRC32": "rfPzYw=="},
+        {"Size": 3},
+        {"Key": "bad64", "ChecksumCRC32": "not base64!"},
+        {"Key": "alg", "ChecksumXXHASH64": "AAAAAAAAAAA="},
+        {"Key": "ten", "ETag": "\"d41d8cd98f00b204e9800998ecf8427e-20\""},
+        {"Key": "ten2", "Size": 10}
+    ]"#;
+    std::fs::write(dir.path().join("listing.json"), listing).expect("write");
+    let (status, stdout, stderr) = verify(dir.path(), &["--verify=listing.json", "--prefix="]);
+    assert_eq!(status, Some(1));
+    let errors: Vec<&str> = stderr.lines().collect();
+    assert_eq!(errors.len(), 3, "{stderr}");
+    assert!(
+        errors[0].starts_with("linerate: listing.json: object 2: no 'Key'"),
+        "{stderr}"
+    );
+    assert!(
+        errors[1].contains("object 3 (bad64)") && errors[1].contains("not base64"),
+        "{stderr}"
+    );
+    assert!(
+        errors[2].contains("object 4 (alg)") && errors[2].contains("ChecksumXXHASH64"),
+        "{stderr}"
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    // The listing itself is never extra.
+    assert_eq!(
+        lines,
+        [
+            "changed: ten (20 parts cannot split 10 bytes)",
+            "missing: ten2",
+            "linerate etag --verify: 1 matched, 1 changed, 1 missing, 0 extra, 0 cannot tell, 0 errors",
+        ],
+        "{stdout}"
+    );
+    // Not a listing at all: one line, exit 1; usage errors exit 2.
+    std::fs::write(dir.path().join("junk.json"), "{ nope").expect("write");
+    let (status, stdout, stderr) = verify(dir.path(), &["--verify=junk.json"]);
+    assert_eq!((status, stdout.as_str()), (Some(1), ""));
+    assert!(
+        stderr.starts_with("linerate: junk.json: not JSON"),
+        "{stderr}"
+    );
+    // From standard input, --quiet: the summary alone; extra files fail
+    // the run only with --strict.
+    let one = r#"[{"Key": "ok", "Size": 4}]"#;
+    for (strict, want) in [(false, Some(0)), (true, Some(1))] {
+        let mut args = vec!["--quiet", "--verify=-"];
+        if strict {
+            args.push("--strict");
+        }
+        let out = Command::new(LINERATE)
+            .arg("etag")
+            .args(&args)
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                child
+                    .stdin
+                    .take()
+                    .expect("stdin")
+                    .write_all(one.as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("run linerate");
+        assert_eq!(out.status.code(), want, "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "linerate etag --verify: 1 matched, 0 changed, 0 missing, 3 extra, 0 cannot tell, 0 errors\n"
+        );
+    }
+    for args in [
+        &["--verify=listing.json", "a", "b"][..],
+        &["--prefix=x", "ok"],
+        &["--verify=listing.json", "--part-size=8MiB"],
+        &["--verify=listing.json", "-c"],
+    ] {
+        let (status, _, stderr) = verify(dir.path(), args);
+        assert_eq!(status, Some(2), "{args:?}: {stderr}");
+    }
 }

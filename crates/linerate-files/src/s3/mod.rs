@@ -14,6 +14,7 @@
 //!   a pipe);
 //! - [`assemble`]: part digests folded into the ETag;
 //! - [`search`]: the part-size search behind `--match` and `--check`;
+//! - [`verify`]: local files against a listing of objects (`--verify`);
 //! - [`size`]: sizes as the command line writes them (`8MiB`, `15MB`).
 //!
 //! The ETag's text form and its lines are the sum-file crate's
@@ -26,6 +27,7 @@ pub mod layout;
 pub mod search;
 pub mod size;
 pub mod stream;
+pub mod verify;
 
 pub use linerate_sumfile::etag::Etag;
 pub use linerate_sumfile::s3::{ChecksumType, S3Algorithm, S3Value};
