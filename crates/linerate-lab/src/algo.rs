@@ -5,6 +5,7 @@
 use crate::blocks::Blocks;
 use crate::permac::hmac_job;
 use crate::timing::Job;
+use linerate::crc::CrcAlgorithm;
 use linerate::mac::MacKey;
 use linerate::mac::hmac::{Md5Compression, Sha1Compression};
 use linerate::mac::keyed_md5::KeyedMd5Key;
@@ -37,6 +38,8 @@ pub enum Algo {
     Rc4,
     /// The Internet checksum (RFC 1071).
     Cksum,
+    /// One of S3's CRCs (CRC-64/NVME, CRC-32C, CRC-32).
+    Crc(CrcAlgorithm),
     /// The blocks only read (their 64-bit words summed): what this core
     /// gets from where the data lies, the ceiling of every row at that
     /// size (warm: the caches; `--cold`: memory).
@@ -48,7 +51,7 @@ impl Algo {
     pub const MD5: Algo = Algo::Hash(HashAlgorithm::Md5);
 
     /// Every row, in the table's order.
-    pub const ALL: [Algo; 19] = [
+    pub const ALL: [Algo; 22] = [
         Algo::MD5,
         Algo::Md5Mb,
         Algo::Hash(HashAlgorithm::Md5p(4)),
@@ -67,6 +70,9 @@ impl Algo {
         Algo::Ripemd160,
         Algo::Rc4,
         Algo::Cksum,
+        Algo::Crc(CrcAlgorithm::Crc64Nvme),
+        Algo::Crc(CrcAlgorithm::Crc32c),
+        Algo::Crc(CrcAlgorithm::Crc32),
         Algo::Read,
     ];
 
@@ -82,6 +88,9 @@ impl Algo {
             Algo::Ripemd160 => "ripemd160".into(),
             Algo::Rc4 => "rc4".into(),
             Algo::Cksum => "cksum".into(),
+            Algo::Crc(CrcAlgorithm::Crc64Nvme) => "crc64nvme".into(),
+            Algo::Crc(CrcAlgorithm::Crc32c) => "crc32c".into(),
+            Algo::Crc(CrcAlgorithm::Crc32) => "crc32".into(),
             Algo::Read => "read".into(),
         }
     }
@@ -203,6 +212,9 @@ impl Algo {
                     blocks.next(1),
                 )));
             }),
+            Algo::Crc(crc) => Box::new(move || {
+                black_box(linerate::crc::crc(crc, black_box(blocks.next(1))));
+            }),
             Algo::Read => Box::new(move || {
                 black_box(word_sum(black_box(blocks.next(1))));
             }),
@@ -260,7 +272,7 @@ mod tests {
         }
         assert!(Algo::from_name("md5p12").is_err());
         assert!(
-            Algo::from_name("crc32")
+            Algo::from_name("crc16")
                 .unwrap_err()
                 .0
                 .contains("give md5, md5-mb")

@@ -33,7 +33,7 @@ const TABLES: [&str; 11] = [
     "",
 ];
 
-const ALGOS: [&str; 19] = [
+const ALGOS: [&str; 22] = [
     "md5",
     "md5-mb",
     "md5p4",
@@ -52,6 +52,9 @@ const ALGOS: [&str; 19] = [
     "ripemd160",
     "rc4",
     "cksum",
+    "crc64nvme",
+    "crc32c",
+    "crc32",
     "read",
 ];
 

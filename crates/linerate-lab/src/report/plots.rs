@@ -156,7 +156,7 @@ const THROUGHPUT_PANELS: [(&str, &[&str]); 3] = [
             "umac-128",
         ],
     ),
-    ("other digests, RC4, the Internet checksum", &[]),
+    ("other digests, RC4, the Internet checksum, S3's CRCs", &[]),
 ];
 
 /// The row every throughput panel shows as its ceiling.
