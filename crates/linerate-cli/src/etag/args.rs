@@ -12,7 +12,7 @@ use linerate_files::s3::checksums::Request;
 use linerate_files::s3::layout::Policy;
 use linerate_files::s3::size::parse_size;
 use linerate_sumfile::etag::Etag;
-use linerate_sumfile::s3::{ChecksumType, S3Algorithm};
+use linerate_sumfile::s3::{ChecksumType, S3Algorithm, S3Value};
 
 use super::verify::VerifyOptions;
 
@@ -23,6 +23,9 @@ pub enum Mode {
     Compute,
     /// Find the part size that gives this ETag for each file.
     Match(Etag),
+    /// Find the part size that gives this value of another of S3's
+    /// checksums (`--match VALUE --checksum ALG`).
+    MatchChecksum(S3Value),
     /// The operands are lists of `ETAG  NAME` lines to verify.
     Check,
     /// The files under the operand (or `.`) against this listing.
@@ -143,6 +146,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
         files: Vec::new(),
     };
     let mut verify_flags: Option<&'static str> = None;
+    let mut match_text: Option<Vec<u8>> = None;
     let mut algorithms: Vec<S3Algorithm> = Vec::new();
     let mut kind: Option<ChecksumType> = None;
     let mut check = false;
@@ -223,24 +227,17 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
                     format!("invalid checksum type '{name}': give full-object or composite")
                 })?);
             }
-            Flag::Match => {
-                let etag = Etag::parse(argument).ok_or_else(|| {
-                    format!(
-                        "invalid ETag '{}': give 32 hex digits, optionally followed by -N \
-                         (N parts)",
-                        String::from_utf8_lossy(argument)
-                    )
-                })?;
-                options.mode = Mode::Match(etag);
-            }
+            Flag::Match => match_text = Some(argument.to_vec()),
         }
     }
     let verifying = matches!(options.mode, Mode::Verify(_));
+    if match_text.is_some() && (check || verifying) {
+        let other = if check { "--check" } else { "--verify" };
+        return Err(format!("--match and {other} cannot be combined"));
+    }
     if check {
-        match options.mode {
-            Mode::Match(_) => return Err("--match and --check cannot be combined".into()),
-            Mode::Verify(_) => return Err("--verify and --check cannot be combined".into()),
-            _ => {}
+        if verifying {
+            return Err("--verify and --check cannot be combined".into());
         }
         options.mode = Mode::Check;
     } else if verifying {
@@ -260,6 +257,24 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
         }
     } else if let Some(flag) = check_flags {
         return Err(format!("{flag} is meaningful only with --check"));
+    }
+    if let Some(text) = &match_text {
+        let value = match algorithms.as_slice() {
+            [] | [S3Algorithm::Md5] => Mode::Match(Etag::parse(text).ok_or_else(|| {
+                format!(
+                    "invalid ETag '{}': give 32 hex digits, optionally followed by -N \
+                     (N parts), or name the checksum with --checksum",
+                    String::from_utf8_lossy(text)
+                )
+            })?),
+            [algorithm] => Mode::MatchChecksum(S3Value::parse(*algorithm, text)?),
+            _ => return Err("--match takes one --checksum algorithm".into()),
+        };
+        if kind.is_some() {
+            return Err("--checksum-type does not apply to --match (VALUE-N is composite)".into());
+        }
+        options.mode = value;
+        algorithms.clear();
     }
     if !verifying && let Some(flag) = verify_flags {
         return Err(format!("{flag} is meaningful only with --verify"));

@@ -79,6 +79,10 @@ Checksums (S3's, besides the ETag; each file is read once for all of them):
                           the AWS CLI do. One PUT: always the whole object's.
 
 Search:
+      --match=VALUE --checksum=ALG  the same for another of S3's checksums:
+                          VALUE-N (composite) tried with the common sizes,
+                          then every whole MiB, each a pass over the file; a
+                          VALUE without -N is the whole object's, compared
       --match=ETAG      find the part size that gives ETAG for each FILE: the
                           common clients' sizes first (8 MiB, 5 MiB, 15 MB,
                           15 MiB, 16 MiB, 50 MiB, 64 MiB, 100 MiB, 128 MiB,
@@ -188,6 +192,17 @@ pub fn main(args: &[OsString]) -> ExitCode {
             // A bar per search, for a person at a terminal.
             let mut console = Console::new(Progress::new(|| None));
             let ok = matching::run(
+                &mut console,
+                &options.files,
+                &target,
+                threads,
+                options.max_work,
+            );
+            console.finish(ok)
+        }
+        Mode::MatchChecksum(target) => {
+            let mut console = Console::new(Progress::new(|| None));
+            let ok = matching::run_checksum(
                 &mut console,
                 &options.files,
                 &target,

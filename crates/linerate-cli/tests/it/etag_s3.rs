@@ -252,6 +252,31 @@ fn every_checksum_is_what_a_real_s3_server_reports() {
                 upload.key
             );
         }
+        // The server's composite value leads --match to the part size.
+        if let (Some(size), Some("COMPOSITE")) = (upload.part_size, upload.kind) {
+            let value = object.get("head").get(&field).str();
+            let found = Command::new(LINERATE)
+                .args(["etag", "--match", value, "--checksum", upload.algorithm])
+                .arg(upload.file)
+                .current_dir(dir.path())
+                .output()
+                .expect("run linerate");
+            let want = if upload.file == "empty" {
+                format!("{}: one empty part (any part size)\n", upload.file)
+            } else {
+                format!(
+                    "{}: part size {size} bytes ({} MiB)\n",
+                    upload.file,
+                    size / MIB
+                )
+            };
+            assert_eq!(
+                String::from_utf8_lossy(&found.stdout),
+                want,
+                "{}",
+                upload.key
+            );
+        }
         let etag = object.get("head").get("ETag").str().trim_matches('"');
         assert_eq!(
             Some(etag),
@@ -376,7 +401,20 @@ fn bad_checksum_options_are_one_line_usage_errors() {
                 "--match=d41d8cd98f00b204e9800998ecf8427e",
                 "f",
             ],
-            "--match",
+            "24 bytes, not 4",
+        ),
+        (
+            &["--checksum=crc32,sha1", "--match=AAAAAA==-2", "f"],
+            "one --checksum",
+        ),
+        (
+            &["--checksum=crc32", "--match=AAAA-2", "f"],
+            "invalid CRC32 value 'AAAA-2'",
+        ),
+        (&["--match=AAAAAA==-2", "f"], "invalid ETag"),
+        (
+            &["--checksum=crc32", "--match=AAAAAA==-2", "-c", "f"],
+            "--match and --check",
         ),
     ] {
         let out = Command::new(LINERATE)

@@ -14,6 +14,7 @@
 //!   a pipe);
 //! - [`assemble`]: part digests folded into the ETag;
 //! - [`search`]: the part-size search behind `--match` and `--check`;
+//! - [`search_checksum`]: the same for a composite CRC or SHA;
 //! - [`verify`]: local files against a listing of objects (`--verify`);
 //! - [`size`]: sizes as the command line writes them (`8MiB`, `15MB`).
 //!
@@ -25,6 +26,7 @@ pub mod checksums;
 pub mod etags;
 pub mod layout;
 pub mod search;
+pub mod search_checksum;
 pub mod size;
 pub mod stream;
 pub mod verify;

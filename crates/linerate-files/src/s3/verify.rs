@@ -23,7 +23,8 @@ use linerate_sumfile::listing::Object;
 use super::checksums::Request;
 use super::etags::checksums_in_order;
 use super::layout::{Policy, sizes_giving};
-use super::search::{Found, Search, Verdict, default_sizes, open_for_search};
+use super::search::{Found, Search, Verdict, open_for_search};
+use super::search_checksum::search_checksum;
 use super::size::human;
 use super::{ChecksumType, Etag, S3Algorithm, S3Value};
 use crate::tree::{self, WalkOptions};
@@ -366,32 +367,27 @@ fn search_etag(
     })
 }
 
-/// The common part size giving `value` (composite, N parts), if any.
+/// The part size giving `value` (composite, N parts), if any: the search
+/// `--match` runs for it.
 fn search_composite(
     case: &Case<'_>,
     value: &S3Value,
     target: &Target<'_>,
     progress: &dyn Progress,
 ) -> Result<Option<u64>, FileError> {
-    let parts = value.parts.unwrap_or(1);
-    let Some((low, high)) = sizes_giving(case.len, parts) else {
-        return Ok(None);
-    };
-    let Ok(request) = Request::new(&[value.algorithm], Some(ChecksumType::Composite)) else {
-        return Ok(None);
-    };
-    let sizes = if parts == 1 {
-        vec![low]
-    } else {
-        default_sizes(case.len, low, high)
-    };
-    for size in sizes {
-        let values = checksums_of(case, &request, size, target, progress)?;
-        if values.first() == Some(value) {
-            return Ok(Some(size));
-        }
-    }
-    Ok(None)
+    let verdict = search_checksum(
+        &case.path,
+        case.len,
+        value,
+        target.threads,
+        target.max_work,
+        progress,
+    )?;
+    Ok(match verdict {
+        Verdict::Found(Found::PartSize(size)) => Some(size),
+        Verdict::Found(Found::OnePart(len)) => Some(len.max(1)),
+        _ => None,
+    })
 }
 
 /// `request`'s values of the case's file uploaded in parts of `part_size`.
