@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 mod audit;
+mod cksum;
 mod etag;
 mod mac;
 mod mddriver;
@@ -24,9 +25,12 @@ Usage: linerate COMMAND [ARGS]...
 
 Commands:
   sum [OPTION]... [FILE]...   print or check MD5 or MD5-P/K sums (GNU md5sum compatible)
-  etag [--part-size SIZE | --match ETAG | --check] FILE...
-                              S3 ETags of multipart uploads, and the part size
-                              that reproduces a given ETag
+  cksum [-a TYPE] [OPTION]... [FILE]...
+                              CRC, sysv, bsd, MD5, SHA-1/2, BLAKE2b and SM3 sums
+                              (GNU cksum 9.1 compatible; no --check yet)
+  etag [--part-size SIZE | --checksum ALGS | --match ETAG | --check | --verify L] FILE...
+                              S3 ETags and checksums of uploads, the part size
+                              that reproduces one, a tree against S3's listing
   audit [OPTION]... MANIFEST [DIR]
                               compare a tree with a manifest from 'sum -r':
                               matched, changed, missing and new files
@@ -88,6 +92,7 @@ fn run(args: Vec<OsString>) -> ExitCode {
     }
     match command.to_str() {
         Some("sum") => sum::main(rest),
+        Some("cksum") => cksum::main(rest),
         Some("mac") => mac::main(rest),
         Some("etag") => etag::main(rest),
         Some("audit") => audit::main(rest),

@@ -23,8 +23,9 @@ use std::fs::{self, File};
 use std::sync::Arc;
 
 use linerate::HashAlgorithm;
+use linerate::cksum::{CksumAlgorithm, CksumHasher, CksumValue};
 
-use crate::engine::{self, Item, Outcome, Results, Segment, Source};
+use crate::engine::{self, Item, Outcome, Results, Segment, Source, Tag};
 use crate::read::Reader;
 use crate::{FileError, Input, Progress};
 
@@ -60,7 +61,7 @@ pub fn hash_in_order(
             Some(jobs.len() - 1)
         })
         .collect();
-    let source = Files::new(&jobs);
+    let source = Files::new(&jobs, |index| index);
     engine::run(source, algorithm, threads, progress, |results| {
         let mut arrived: Vec<Option<Result<[u8; 16], FileError>>> =
             std::iter::repeat_with(|| None).take(jobs.len()).collect();
@@ -82,6 +83,91 @@ pub fn hash_in_order(
             each(index, result);
         }
     });
+}
+
+/// [`hash_in_order`] for any of cksum's functions ([`CksumAlgorithm`]):
+/// MD5 in the lanes as above; the others computed on the engine's workers
+/// from each piece it reads (one file per worker at a time).
+pub fn digests_in_order(
+    inputs: &[Input<'_>],
+    algorithm: CksumAlgorithm,
+    threads: usize,
+    progress: &dyn Progress,
+    mut each: impl FnMut(usize, Result<CksumValue, FileError>),
+) {
+    if algorithm == CksumAlgorithm::Md5 {
+        return hash_in_order(inputs, HashAlgorithm::Md5, threads, progress, |i, r| {
+            each(i, r.map(|d| CksumValue::Digest(d.to_vec())));
+        });
+    }
+    let mut jobs = Vec::new();
+    let routes: Vec<Option<usize>> = inputs
+        .iter()
+        .map(|input| {
+            let len = regular_file_len(input)?;
+            let Input::Path(path) = *input else {
+                return None;
+            };
+            jobs.push(Job { path, len });
+            Some(jobs.len() - 1)
+        })
+        .collect();
+    let source = Files::new(&jobs, |index| CksumTag {
+        index,
+        hasher: Some(algorithm.hasher()),
+    });
+    engine::run_beside(source, threads, progress, |results| {
+        let mut arrived: Vec<Option<Result<CksumValue, FileError>>> =
+            std::iter::repeat_with(|| None).take(jobs.len()).collect();
+        let mut reader = Reader::default();
+        for (index, (input, route)) in inputs.iter().zip(routes).enumerate() {
+            let result = match route {
+                None => {
+                    let mut hasher = algorithm.hasher();
+                    let read = reader.absorb(*input, progress, |data| hasher.update(data));
+                    progress.file_done();
+                    read.map(|()| hasher.finalize())
+                }
+                Some(job) => {
+                    progress.begin_file(*input, None);
+                    let result = loop {
+                        if let Some(result) = arrived[job].take() {
+                            break result;
+                        }
+                        let Some((tag, result)) = results.recv() else {
+                            break Err(FileError::Read(std::io::Error::other(
+                                "a worker thread failed",
+                            )));
+                        };
+                        let CksumTag { index, hasher } = tag;
+                        arrived[index] = Some(result.and_then(|_| {
+                            hasher
+                                .map(CksumHasher::finalize)
+                                .ok_or_else(FileError::changed)
+                        }));
+                    };
+                    progress.end_file();
+                    result
+                }
+            };
+            each(index, result);
+        }
+    });
+}
+
+/// A whole file's tag for [`digests_in_order`]: its job, and the function
+/// computed from the pieces the engine reads.
+struct CksumTag {
+    index: usize,
+    hasher: Option<CksumHasher>,
+}
+
+impl Tag for CksumTag {
+    fn beside(&mut self, piece: &[u8]) {
+        if let Some(hasher) = &mut self.hasher {
+            hasher.update(piece);
+        }
+    }
 }
 
 /// Waits until job `job`'s outcome has arrived and takes it.
@@ -115,10 +201,11 @@ fn regular_file_len(input: &Input<'_>) -> Option<u64> {
     }
 }
 
-/// The jobs as segments, in windows largest first; each file is opened
-/// when it is handed out.
-struct Files<'a> {
+/// The jobs as segments, in windows largest first, each tagged by
+/// `tag(job index)`; each file is opened when it is handed out.
+struct Files<'a, F> {
     jobs: &'a [Job<'a>],
+    tag: F,
     /// The order the jobs are handed out in.
     order: Vec<usize>,
     /// `suffix[i]`: the bytes of the jobs `order[i..]`.
@@ -126,8 +213,8 @@ struct Files<'a> {
     next: usize,
 }
 
-impl<'a> Files<'a> {
-    fn new(jobs: &'a [Job<'a>]) -> Files<'a> {
+impl<'a, F> Files<'a, F> {
+    fn new(jobs: &'a [Job<'a>], tag: F) -> Files<'a, F> {
         let mut order: Vec<usize> = (0..jobs.len()).collect();
         for window in order.chunks_mut(WINDOW) {
             window.sort_by_key(|&i| std::cmp::Reverse(jobs[i].len));
@@ -138,6 +225,7 @@ impl<'a> Files<'a> {
         }
         Files {
             jobs,
+            tag,
             order,
             suffix,
             next: 0,
@@ -145,8 +233,8 @@ impl<'a> Files<'a> {
     }
 }
 
-impl Source<usize> for Files<'_> {
-    fn next(&mut self) -> Option<Item<usize>> {
+impl<T: Tag, F: Fn(usize) -> T + Send> Source<T> for Files<'_, F> {
+    fn next(&mut self) -> Option<Item<T>> {
         let &index = self.order.get(self.next)?;
         self.next += 1;
         let job = &self.jobs[index];
@@ -158,10 +246,10 @@ impl Source<usize> for Files<'_> {
                 // the file is read changed meanwhile.
                 len: job.len,
                 ends_file: true,
-                tag: index,
+                tag: (self.tag)(index),
                 prefixes: Vec::new(),
             }),
-            Err(e) => Item::Failed(index, FileError::Open(e)),
+            Err(e) => Item::Failed((self.tag)(index), FileError::Open(e)),
         })
     }
 
@@ -194,13 +282,16 @@ mod tests {
         sizes[9] = 9;
         sizes.extend([3, 8]);
         let jobs = lens(&sizes);
-        let files = Files::new(&jobs);
+        let files = Files::new(&jobs, |index| index);
         let mut expected = vec![9, 5];
         // Equal sizes keep their order.
         expected.extend((0..WINDOW).filter(|&i| i != 5 && i != 9));
         expected.extend([WINDOW + 1, WINDOW]);
         assert_eq!(files.order, expected);
-        assert_eq!(files.bytes_left(), sizes.iter().sum::<u64>());
-        assert_eq!(files.segments_left(), WINDOW + 2);
+        assert_eq!(
+            Source::<usize>::bytes_left(&files),
+            sizes.iter().sum::<u64>()
+        );
+        assert_eq!(Source::<usize>::segments_left(&files), WINDOW + 2);
     }
 }

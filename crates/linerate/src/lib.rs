@@ -18,6 +18,7 @@
 
 pub mod backend;
 pub mod checksum;
+pub mod cksum;
 pub mod clock;
 pub mod cpu;
 pub mod crc;

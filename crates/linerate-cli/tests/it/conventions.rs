@@ -7,8 +7,8 @@ use std::process::Command;
 
 use crate::support::LINERATE;
 
-const COMMANDS: [&str; 9] = [
-    "sum", "mac", "etag", "audit", "md5", "md5p", "packets", "speed", "report",
+const COMMANDS: [&str; 10] = [
+    "sum", "cksum", "mac", "etag", "audit", "md5", "md5p", "packets", "speed", "report",
 ];
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {

@@ -6,6 +6,7 @@ mod support;
 mod architecture;
 mod audit;
 mod changing;
+mod cksum;
 mod conventions;
 mod etag;
 mod etag_s3;

@@ -1,0 +1,200 @@
+//! `linerate cksum`'s command line, parsed with `linerate sum`'s getopt
+//! ([`crate::sum::getopt`]) and checked as cksum 9.1 checks it, with its
+//! messages (several lines where cksum prints several).
+
+use std::ffi::OsString;
+
+use linerate::cksum::CksumAlgorithm;
+use linerate_sumfile::quote::Charset;
+
+use crate::sum::getopt::{Getopt, LongOption};
+
+/// A valid command line.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Options {
+    pub algorithm: CksumAlgorithm,
+    pub untagged: bool,
+    pub zero: bool,
+    pub debug: bool,
+    /// `-j`: worker threads; `None` for one per core.
+    pub threads: Option<usize>,
+    /// FILE operands were given (legacy sums print names only then).
+    pub operands_given: bool,
+    /// The operands; `-` alone when none were given.
+    pub files: Vec<OsString>,
+}
+
+impl Options {
+    pub fn thread_count(&self) -> usize {
+        self.threads
+            .unwrap_or_else(crate::sum::args::default_threads)
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Run(Options),
+    Help,
+    Version,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flag {
+    Algorithm,
+    Length,
+    Threads,
+    Tag,
+    Untagged,
+    Zero,
+    Debug,
+    Help,
+    Version,
+}
+
+const SHORT: &[(u8, Flag)] = &[(b'z', Flag::Zero)];
+const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[
+    (b'a', Flag::Algorithm),
+    (b'l', Flag::Length),
+    (b'j', Flag::Threads),
+];
+
+const fn long(name: &'static str, value: Flag) -> LongOption<Flag> {
+    LongOption { name, value }
+}
+
+const LONG: &[LongOption<Flag>] = &[
+    long("tag", Flag::Tag),
+    long("untagged", Flag::Untagged),
+    long("zero", Flag::Zero),
+    long("debug", Flag::Debug),
+    long("help", Flag::Help),
+    long("version", Flag::Version),
+];
+
+const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
+    long("algorithm", Flag::Algorithm),
+    long("length", Flag::Length),
+    long("threads", Flag::Threads),
+];
+
+/// The order cksum's argmatch lists `-a`'s names in.
+const ARGMATCH_ORDER: [&str; 11] = [
+    "bsd", "sysv", "crc", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "sm3",
+];
+
+/// `text` quoted as coreutils' `quote` does in this locale.
+fn quoted(text: &[u8]) -> Vec<u8> {
+    let (open, close): (&[u8], &[u8]) = match Charset::from_env() {
+        Charset::Utf8 => ("\u{2018}".as_bytes(), "\u{2019}".as_bytes()),
+        Charset::Ascii => (b"'", b"'"),
+    };
+    [open, text, close].concat()
+}
+
+fn line(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+/// The usage hint, after an option error.
+const TRY: &[u8] = b"Try 'linerate cksum --help' for more information.";
+
+/// Parses the words after `linerate cksum`; the error is cksum's message,
+/// one entry per line (without the program name).
+pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Vec<u8>>> {
+    let mut algorithm = CksumAlgorithm::Crc;
+    let mut length: Option<(usize, Vec<u8>)> = None;
+    let mut options = Options {
+        algorithm,
+        untagged: false,
+        zero: false,
+        debug: false,
+        threads: None,
+        operands_given: false,
+        files: Vec::new(),
+    };
+    let mut getopt = Getopt::new(args, SHORT, LONG, posixly_correct)
+        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT);
+    for found in getopt.by_ref() {
+        let found = found.map_err(|e| vec![e.message(), TRY.to_vec()])?;
+        let argument = found.argument.clone().unwrap_or_default();
+        let argument = std::os::unix::ffi::OsStrExt::as_bytes(argument.as_os_str()).to_vec();
+        match found.value {
+            Flag::Help => return Ok(Command::Help),
+            Flag::Version => return Ok(Command::Version),
+            Flag::Tag => options.untagged = false,
+            Flag::Untagged => options.untagged = true,
+            Flag::Zero => options.zero = true,
+            Flag::Debug => options.debug = true,
+            Flag::Threads => {
+                options.threads = Some(
+                    crate::sum::args::parse_threads(&argument)
+                        .map_err(|e| vec![e.into_bytes(), TRY.to_vec()])?,
+                )
+            }
+            Flag::Algorithm => {
+                let name = String::from_utf8_lossy(&argument);
+                algorithm = CksumAlgorithm::from_name(&name).ok_or_else(|| {
+                    let mut lines = vec![
+                        line(&[
+                            b"invalid argument ",
+                            &quoted(&argument),
+                            b" for ",
+                            &quoted(b"--algorithm"),
+                        ]),
+                        b"Valid arguments are:".to_vec(),
+                    ];
+                    lines.extend(
+                        ARGMATCH_ORDER
+                            .iter()
+                            .map(|n| line(&[b"  - ", &quoted(n.as_bytes())])),
+                    );
+                    lines.push(TRY.to_vec());
+                    // The list's lines carry no program name.
+                    lines
+                })?;
+            }
+            Flag::Length => {
+                let invalid = line(&[b"invalid length: ", &quoted(&argument)]);
+                let bits = std::str::from_utf8(&argument)
+                    .ok()
+                    .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|t| t.parse::<usize>().ok())
+                    .ok_or_else(|| vec![invalid.clone()])?;
+                if !bits.is_multiple_of(8) {
+                    return Err(vec![invalid, b"length is not a multiple of 8".to_vec()]);
+                }
+                length = Some((bits, argument.clone()));
+            }
+        }
+    }
+    if let Some((bits, text)) = &length
+        && *bits != 0
+    {
+        if !matches!(algorithm, CksumAlgorithm::Blake2b(_)) {
+            return Err(vec![
+                b"--length is only supported with --algorithm=blake2b".to_vec(),
+            ]);
+        }
+        algorithm = algorithm.with_length(*bits).ok_or_else(|| {
+            vec![
+                line(&[b"invalid length: ", &quoted(text)]),
+                line(&[
+                    b"maximum digest length for ",
+                    &quoted(b"BLAKE2b"),
+                    b" is 512 bits",
+                ]),
+            ]
+        })?;
+    } else if length.is_some() && !matches!(algorithm, CksumAlgorithm::Blake2b(_)) {
+        return Err(vec![
+            b"--length is only supported with --algorithm=blake2b".to_vec(),
+        ]);
+    }
+    options.algorithm = algorithm;
+    options.files = getopt.into_operands();
+    options.operands_given = !options.files.is_empty();
+    if options.files.is_empty() {
+        options.files.push(OsString::from("-"));
+    }
+    Ok(Command::Run(options))
+}

@@ -1,0 +1,220 @@
+//! `linerate cksum`: GNU coreutils `cksum` (9.1) computing sums, byte for
+//! byte: `-a sysv|bsd|crc|md5|sha1|sha224|sha256|sha384|sha512|blake2b|sm3`,
+//! `-l BITS` for BLAKE2b, BSD-style lines by default (`--tag`),
+//! `--untagged`, `-z`; the legacy checksums as numbers (`CHECKSUM BYTES
+//! NAME` for crc, `CHECKSUM BLOCKS NAME` for sysv and bsd). The only
+//! intended differences are the program name in messages (`linerate:`) and
+//! the usage hint (`Try 'linerate cksum --help' ...`). `-j N` (threads) is
+//! linerate's own.
+//!
+//! Not yet: `--check` (and its five options), and coreutils 9.2's
+//! `--base64`, `--raw` and `crc32b`.
+//!
+//! Files are hashed by the file engine ([`linerate_files::whole`]): MD5 in
+//! the lanes of the multi-buffer engine, the others on its workers from the
+//! pieces it reads, several files at once on `-j` threads; lines in
+//! argument order.
+
+mod args;
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::process::ExitCode;
+
+use linerate::cksum::{CksumAlgorithm, CksumValue};
+use linerate_files::whole::digests_in_order;
+use linerate_sumfile::escape;
+use linerate_sumfile::format::push_hex;
+
+use crate::sum::console::{Console, error_text};
+use crate::sum::progress::Progress;
+use crate::sum::{input, regular_file_bytes};
+use args::{Command, Options};
+
+const HELP: &str = "\
+Usage: linerate cksum [OPTION]... [FILE]...
+Print CRC and size for each FILE, or another checksum with -a, as GNU
+coreutils' cksum 9.1 does.
+
+With no FILE, or when FILE is -, read standard input.
+  -a, --algorithm=TYPE  select the digest type to use.  See DIGEST below.
+  -j, --threads=N       hash the FILEs on N threads (default: one per core);
+                          the output is the same for every N
+  -l, --length=BITS     digest length in bits; must not exceed the max for
+                          the blake2 algorithm and must be a multiple of 8
+      --tag             create a BSD-style checksum (the default)
+      --untagged        create a reversed style checksum, without digest type
+  -z, --zero            end each output line with NUL, not newline,
+                          and disable file name escaping
+      --debug           indicate which implementation used
+      --help            display this help and exit
+      --version         output version information and exit
+
+DIGEST determines the digest algorithm and default output format:
+  sysv      (equivalent to sum -s)
+  bsd       (equivalent to sum -r)
+  crc       (equivalent to cksum)
+  md5       (equivalent to md5sum)
+  sha1      (equivalent to sha1sum)
+  sha224    (equivalent to sha224sum)
+  sha256    (equivalent to sha256sum)
+  sha384    (equivalent to sha384sum)
+  sha512    (equivalent to sha512sum)
+  blake2b   (equivalent to b2sum)
+  sm3       (only available through cksum)
+
+MD5 is hashed in SIMD lanes, several files at a time; SHA-1 and SHA-2 use
+the CPU's SHA instructions where it has them. --check is not implemented
+yet (use 'linerate sum -c' for MD5 lines).
+
+MD5 and SHA-1 are not collision resistant, and crc, sysv and bsd are no
+hashes at all: they catch accidental corruption only. Use SHA-256 (or a
+MAC) where someone might choose the content.
+";
+
+/// Runs `linerate cksum` with `args` (the words after `linerate cksum`).
+pub fn main(args: &[OsString]) -> ExitCode {
+    let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let ok = match args::parse(args, posixly_correct) {
+        Ok(Command::Run(options)) => run(&options),
+        Ok(Command::Help) => print_only(HELP.as_bytes()),
+        Ok(Command::Version) => print_only(version().as_bytes()),
+        Err(lines) => {
+            use std::io::Write;
+            let mut message = Vec::new();
+            for line in lines {
+                // As cksum: argmatch's list of valid names and the usage
+                // hint carry no program name.
+                let bare = [&b"Valid arguments are:"[..], b"  - ", b"Try '"]
+                    .iter()
+                    .any(|p| line.starts_with(p));
+                if !bare {
+                    message.extend_from_slice(format!("{}: ", crate::PROGRAM).as_bytes());
+                }
+                message.extend_from_slice(&line);
+                message.push(b'\n');
+            }
+            std::io::stderr().lock().write_all(&message).ok();
+            false
+        }
+    };
+    if linerate_files::stdin_refused() {
+        eprintln!("{}: standard input: Bad file descriptor", crate::PROGRAM);
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn version() -> String {
+    format!(
+        "linerate cksum (linerate) {}\n\
+         Compatible with cksum (GNU coreutils) 9.1, without --check.\n\
+         License MIT OR Apache-2.0.\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn print_only(text: &[u8]) -> bool {
+    let mut console = Console::new(Progress::hidden());
+    console.print(text);
+    console.finish(true)
+}
+
+fn run(options: &Options) -> bool {
+    let files = &options.files;
+    let count = u64::try_from(files.len()).unwrap_or(u64::MAX);
+    let total = || Some(regular_file_bytes(files));
+    let mut console = Console::new(Progress::counting(Some(count), total));
+    if options.debug {
+        console.error(implementation(options.algorithm).as_bytes());
+    }
+    let inputs: Vec<_> = files.iter().map(|f| input(f)).collect();
+    let progress = std::sync::Arc::clone(&console.progress);
+    let mut ok = true;
+    let mut line = Vec::new();
+    digests_in_order(
+        &inputs,
+        options.algorithm,
+        options.thread_count(),
+        &*progress,
+        |index, result| {
+            let name = files[index].as_bytes();
+            match result {
+                Ok(value) => {
+                    line.clear();
+                    push_line(&mut line, options, &value, name);
+                    console.print(&line);
+                }
+                Err(e) => {
+                    console.error_about(name, &error_text(e.io_error()));
+                    ok = false;
+                }
+            }
+        },
+    );
+    console.finish(ok)
+}
+
+/// `--debug`'s line: which implementation computes the digest.
+fn implementation(algorithm: CksumAlgorithm) -> String {
+    let what = match algorithm {
+        CksumAlgorithm::Md5 => "linerate's MD5 (multi-buffer lanes)",
+        CksumAlgorithm::Crc => "crc-fast's CRC-32/CKSUM (carry-less multiply)",
+        CksumAlgorithm::Sha1 | CksumAlgorithm::Sha224 | CksumAlgorithm::Sha256 => {
+            "RustCrypto (SHA instructions where present)"
+        }
+        CksumAlgorithm::Blake2b(_) => "blake2b_simd",
+        _ => "portable code",
+    };
+    format!("using {what}")
+}
+
+/// One output line, as cksum 9.1 prints it.
+fn push_line(out: &mut Vec<u8>, options: &Options, value: &CksumValue, name: &[u8]) {
+    let end = if options.zero { 0 } else { b'\n' };
+    match value {
+        CksumValue::Sum { sum, bytes } => {
+            // Legacy sums: numbers, the name as it is (never escaped), and
+            // only when FILE operands were given.
+            let text = match options.algorithm {
+                CksumAlgorithm::Crc => format!("{sum} {bytes}"),
+                CksumAlgorithm::Sysv => format!("{sum} {}", bytes.div_ceil(512)),
+                _ => format!("{sum:05} {:5}", bytes.div_ceil(1024)),
+            };
+            out.extend_from_slice(text.as_bytes());
+            if options.operands_given {
+                out.push(b' ');
+                out.extend_from_slice(name);
+            }
+            out.push(end);
+        }
+        CksumValue::Digest(digest) => {
+            let escaped = !options.zero && escape::needs_escape(name);
+            if escaped {
+                out.push(b'\\');
+            }
+            let push_name = |out: &mut Vec<u8>| {
+                if escaped {
+                    escape::push_escaped(out, name);
+                } else {
+                    out.extend_from_slice(name);
+                }
+            };
+            if options.untagged {
+                push_hex(out, digest);
+                out.extend_from_slice(b"  ");
+                push_name(out);
+            } else {
+                out.extend_from_slice(options.algorithm.tag().as_bytes());
+                out.extend_from_slice(b" (");
+                push_name(out);
+                out.extend_from_slice(b") = ");
+                push_hex(out, digest);
+            }
+            out.push(end);
+        }
+    }
+}

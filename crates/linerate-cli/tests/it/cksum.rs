@@ -1,0 +1,179 @@
+//! `linerate cksum` against GNU cksum 9.1, byte for byte: every algorithm
+//! (BLAKE2b at several lengths), tagged, untagged and NUL-terminated lines,
+//! awkward names, files of lengths around every block size the sums count
+//! in, standard input with and without `-`, several threads, a missing
+//! file among others, and the option errors (the program name and usage
+//! hint renamed).
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::support::{AWKWARD_NAMES, LINERATE, Rng, awkward_tree, peer_missing, write};
+
+/// GNU cksum 9.1, if installed.
+fn gnu_cksum() -> Option<&'static str> {
+    let out = Command::new("cksum").arg("--version").output().ok()?;
+    if out.stdout.starts_with(b"cksum (GNU coreutils) 9.1\n") {
+        Some("cksum")
+    } else {
+        peer_missing("no GNU cksum 9.1: cksum's differential checks skipped");
+        None
+    }
+}
+
+/// `program ARGS` in `dir` under the C locale, with `stdin`: (status,
+/// stdout, stderr).
+fn run(
+    program: &[&str],
+    args: &[OsString],
+    dir: &Path,
+    stdin: Option<&[u8]>,
+) -> (Option<i32>, Vec<u8>, Vec<u8>) {
+    use std::io::Write;
+    let mut child = Command::new(program[0])
+        .args(&program[1..])
+        .args(args)
+        .current_dir(dir)
+        .env("LC_ALL", "C")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run");
+    if let Some(data) = stdin {
+        child.stdin.take().expect("stdin").write_all(data).ok();
+    }
+    let out = child.wait_with_output().expect("wait");
+    (out.status.code(), out.stdout, out.stderr)
+}
+
+/// cksum's stderr with linerate's program name and usage hint.
+fn renamed(stderr: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(stderr)
+        .replace("cksum: ", "linerate: ")
+        .replace("Try 'cksum --help'", "Try 'linerate cksum --help'")
+        .into_bytes()
+}
+
+fn same(args: &[OsString], dir: &Path, stdin: Option<&[u8]>, gnu: &str) {
+    let ours = run(&[LINERATE, "cksum"], args, dir, stdin);
+    let theirs = run(&[gnu], args, dir, stdin);
+    let what = format!("{args:?}");
+    assert_eq!(ours.0, theirs.0, "{what}: status");
+    assert!(
+        ours.1 == theirs.1,
+        "{what}: stdout\n{}\n{}",
+        String::from_utf8_lossy(&ours.1),
+        String::from_utf8_lossy(&theirs.1)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ours.2),
+        String::from_utf8_lossy(&renamed(&theirs.2)),
+        "{what}: stderr"
+    );
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+#[test]
+fn every_algorithm_and_form_as_gnu_cksum() {
+    let Some(gnu) = gnu_cksum() else {
+        return;
+    };
+    let dir = awkward_tree();
+    let mut rng = Rng::new(0xc5_0001);
+    let mut names: Vec<OsString> = Vec::new();
+    for len in [
+        0,
+        1,
+        63,
+        64,
+        65,
+        511,
+        512,
+        513,
+        1023,
+        1024,
+        1025,
+        100_000,
+        3 << 20,
+    ] {
+        let name = format!("f{len}");
+        write(dir.path(), name.as_bytes(), &rng.bytes(len));
+        names.push(name.into());
+    }
+    names.extend(AWKWARD_NAMES.iter().map(|n| OsString::from_vec(n.to_vec())));
+    names.push("missing".into());
+    names.push("a".into());
+    let algorithms = [
+        "crc", "sysv", "bsd", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b",
+        "sm3",
+    ];
+    for algorithm in algorithms {
+        for form in [&[][..], &["--untagged"], &["-z"], &["--tag", "-j", "3"]] {
+            let mut args = os(&["-a", algorithm]);
+            args.extend(os(form));
+            // cksum has no -j: ours is given it only where cksum ignores nothing.
+            if form.contains(&"-j") {
+                let ours = run(
+                    &[LINERATE, "cksum"],
+                    &[args.clone(), names.clone()].concat(),
+                    dir.path(),
+                    None,
+                );
+                let mut plain = os(&["-a", algorithm, "--tag"]);
+                plain.extend(names.clone());
+                let theirs = run(&[gnu], &plain, dir.path(), None);
+                assert_eq!(ours.1, theirs.1, "{algorithm} -j 3");
+                continue;
+            }
+            args.extend(names.clone());
+            same(&args, dir.path(), None, gnu);
+        }
+    }
+    for bits in ["8", "256", "504", "0"] {
+        let mut args = os(&["-a", "blake2b", "-l", bits]);
+        args.extend(names.clone());
+        same(&args, dir.path(), None, gnu);
+    }
+    // Standard input, as no operand or as '-'.
+    let data = rng.bytes(70_000);
+    for args in [
+        &[][..],
+        &["-"],
+        &["-a", "sysv"],
+        &["-a", "bsd", "-"],
+        &["-a", "sha256", "--untagged"],
+    ] {
+        same(&os(args), dir.path(), Some(&data), gnu);
+    }
+}
+
+#[test]
+fn option_errors_as_gnu_cksum() {
+    let Some(gnu) = gnu_cksum() else {
+        return;
+    };
+    let dir = awkward_tree();
+    for args in [
+        &["-a", "nope", "a"][..],
+        &["-a", "blake2b", "-l", "7", "a"],
+        &["-a", "blake2b", "-l", "1000", "a"],
+        &["-a", "blake2b", "-l", "x", "a"],
+        &["-l", "256", "a"],
+        &["-a", "sha1", "-l", "256", "a"],
+        &["-l", "256", "-a", "blake2b", "a"],
+        &["--bogus", "a"],
+        &["-q", "a"],
+    ] {
+        same(&os(args), dir.path(), None, gnu);
+    }
+}

@@ -1,0 +1,257 @@
+//! The functions GNU `cksum -a` offers (coreutils 9.1): the three legacy
+//! checksums (`sysv` and `bsd`, as `sum -s` and `sum -r`; `crc`, POSIX
+//! `cksum`'s CRC with the length appended) and the digests md5, sha1,
+//! sha224, sha256, sha384, sha512, blake2b (any whole number of bytes up to
+//! 64) and sm3. The digests other than MD5 are well-kept crates' (RustCrypto's
+//! SHA-1, SHA-2 with SHA-NI where the CPU has it, chosen at run time, and
+//! SM3; `blake2b_simd`, whose output length is set at run time); MD5 is
+//! linerate's own.
+//!
+//! ```
+//! use linerate::cksum::{CksumAlgorithm, CksumValue};
+//!
+//! let mut h = CksumAlgorithm::Crc.hasher();
+//! h.update(b"abc");
+//! // `printf abc | cksum` prints "1219131554 3".
+//! assert_eq!(h.finalize(), CksumValue::Sum { sum: 1_219_131_554, bytes: 3 });
+//! ```
+
+use std::fmt;
+
+use digest::Digest as _;
+
+use crate::Md5;
+
+/// One of cksum's functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CksumAlgorithm {
+    /// System V's `sum -s`: the byte sum folded to 16 bits, 512-byte blocks.
+    Sysv,
+    /// BSD's `sum -r`: a 16-bit rotating sum, 1024-byte blocks.
+    Bsd,
+    /// POSIX `cksum`: CRC-32/CKSUM of the data followed by its length.
+    Crc,
+    Md5,
+    Sha1,
+    Sha224,
+    Sha256,
+    Sha384,
+    Sha512,
+    /// BLAKE2b with a digest of this many bytes (1 to 64).
+    Blake2b(usize),
+    Sm3,
+}
+
+/// A finished value: a legacy checksum with the byte count it prints
+/// blocks or bytes from, or a digest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CksumValue {
+    Sum { sum: u32, bytes: u64 },
+    Digest(Vec<u8>),
+}
+
+impl CksumAlgorithm {
+    /// The names `-a` takes, in `--help`'s order.
+    pub const NAMES: [&'static str; 11] = [
+        "sysv", "bsd", "crc", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b",
+        "sm3",
+    ];
+
+    /// Parses `-a NAME` (exact, lower case, as cksum does); `blake2b` is
+    /// the 512-bit one until [`with_length`](Self::with_length).
+    pub fn from_name(name: &str) -> Option<CksumAlgorithm> {
+        Some(match name {
+            "sysv" => CksumAlgorithm::Sysv,
+            "bsd" => CksumAlgorithm::Bsd,
+            "crc" => CksumAlgorithm::Crc,
+            "md5" => CksumAlgorithm::Md5,
+            "sha1" => CksumAlgorithm::Sha1,
+            "sha224" => CksumAlgorithm::Sha224,
+            "sha256" => CksumAlgorithm::Sha256,
+            "sha384" => CksumAlgorithm::Sha384,
+            "sha512" => CksumAlgorithm::Sha512,
+            "blake2b" => CksumAlgorithm::Blake2b(64),
+            "sm3" => CksumAlgorithm::Sm3,
+            _ => return None,
+        })
+    }
+
+    /// BLAKE2b of `bits` bits (a multiple of 8, 8 to 512); other
+    /// functions have no length to set.
+    pub fn with_length(self, bits: usize) -> Option<CksumAlgorithm> {
+        match self {
+            CksumAlgorithm::Blake2b(_) if bits.is_multiple_of(8) && (8..=512).contains(&bits) => {
+                Some(CksumAlgorithm::Blake2b(bits / 8))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether it is one of the legacy checksums (printed as numbers).
+    pub fn is_legacy(self) -> bool {
+        matches!(
+            self,
+            CksumAlgorithm::Sysv | CksumAlgorithm::Bsd | CksumAlgorithm::Crc
+        )
+    }
+
+    /// The tag of a BSD-style line (`SHA256`, `BLAKE2b`, `BLAKE2b-256`).
+    pub fn tag(self) -> String {
+        match self {
+            CksumAlgorithm::Sysv => "SYSV".into(),
+            CksumAlgorithm::Bsd => "BSD".into(),
+            CksumAlgorithm::Crc => "CRC".into(),
+            CksumAlgorithm::Md5 => "MD5".into(),
+            CksumAlgorithm::Sha1 => "SHA1".into(),
+            CksumAlgorithm::Sha224 => "SHA224".into(),
+            CksumAlgorithm::Sha256 => "SHA256".into(),
+            CksumAlgorithm::Sha384 => "SHA384".into(),
+            CksumAlgorithm::Sha512 => "SHA512".into(),
+            CksumAlgorithm::Blake2b(64) => "BLAKE2b".into(),
+            CksumAlgorithm::Blake2b(bytes) => format!("BLAKE2b-{}", bytes * 8),
+            CksumAlgorithm::Sm3 => "SM3".into(),
+        }
+    }
+
+    /// Bytes of a digest (none for the legacy checksums).
+    pub fn digest_len(self) -> usize {
+        match self {
+            CksumAlgorithm::Sysv | CksumAlgorithm::Bsd | CksumAlgorithm::Crc => 0,
+            CksumAlgorithm::Md5 => 16,
+            CksumAlgorithm::Sha1 => 20,
+            CksumAlgorithm::Sha224 => 28,
+            CksumAlgorithm::Sha256 | CksumAlgorithm::Sm3 => 32,
+            CksumAlgorithm::Sha384 => 48,
+            CksumAlgorithm::Sha512 => 64,
+            CksumAlgorithm::Blake2b(bytes) => bytes,
+        }
+    }
+
+    /// A state to feed the data to.
+    pub fn hasher(self) -> CksumHasher {
+        let state = match self {
+            CksumAlgorithm::Sysv => State::Sysv(0),
+            CksumAlgorithm::Bsd => State::Bsd(0),
+            CksumAlgorithm::Crc => {
+                State::Crc(crc_fast::Digest::new(crc_fast::CrcAlgorithm::Crc32Cksum))
+            }
+            CksumAlgorithm::Md5 => State::Md5(Md5::new()),
+            CksumAlgorithm::Sha1 => State::Sha1(sha1::Sha1::new()),
+            CksumAlgorithm::Sha224 => State::Sha224(sha2::Sha224::new()),
+            CksumAlgorithm::Sha256 => State::Sha256(sha2::Sha256::new()),
+            CksumAlgorithm::Sha384 => State::Sha384(sha2::Sha384::new()),
+            CksumAlgorithm::Sha512 => State::Sha512(sha2::Sha512::new()),
+            CksumAlgorithm::Blake2b(bytes) => State::Blake2b(Box::new(
+                blake2b_simd::Params::new()
+                    .hash_length(bytes.clamp(1, 64))
+                    .to_state(),
+            )),
+            CksumAlgorithm::Sm3 => State::Sm3(sm3::Sm3::new()),
+        };
+        CksumHasher { state, bytes: 0 }
+    }
+}
+
+impl fmt::Display for CksumAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.tag())
+    }
+}
+
+enum State {
+    Sysv(u64),
+    Bsd(u16),
+    Crc(crc_fast::Digest),
+    Md5(Md5),
+    Sha1(sha1::Sha1),
+    Sha224(sha2::Sha224),
+    Sha256(sha2::Sha256),
+    Sha384(sha2::Sha384),
+    Sha512(sha2::Sha512),
+    Blake2b(Box<blake2b_simd::State>),
+    Sm3(sm3::Sm3),
+}
+
+/// One of cksum's functions being computed.
+pub struct CksumHasher {
+    state: State,
+    bytes: u64,
+}
+
+impl fmt::Debug for CksumHasher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CksumHasher")
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+impl CksumHasher {
+    /// The next bytes.
+    pub fn update(&mut self, data: &[u8]) {
+        self.bytes += data.len() as u64;
+        match &mut self.state {
+            // Wide enough not to overflow before 2^56 bytes; folded at the end.
+            State::Sysv(sum) => *sum += data.iter().map(|&b| u64::from(b)).sum::<u64>(),
+            State::Bsd(sum) => {
+                for &b in data {
+                    *sum = sum.rotate_right(1).wrapping_add(u16::from(b));
+                }
+            }
+            State::Crc(crc) => crc.update(data),
+            State::Md5(h) => h.update(data),
+            State::Sha1(h) => digest::Digest::update(h, data),
+            State::Sha224(h) => digest::Digest::update(h, data),
+            State::Sha256(h) => digest::Digest::update(h, data),
+            State::Sha384(h) => digest::Digest::update(h, data),
+            State::Sha512(h) => digest::Digest::update(h, data),
+            State::Blake2b(h) => {
+                h.update(data);
+            }
+            State::Sm3(h) => digest::Digest::update(h, data),
+        }
+    }
+
+    pub fn finalize(self) -> CksumValue {
+        let bytes = self.bytes;
+        let digest = |d: &[u8]| CksumValue::Digest(d.to_vec());
+        match self.state {
+            State::Sysv(sum) => {
+                // sum -s: the sum folded twice into 16 bits.
+                let r = (sum & 0xffff) + ((sum >> 16) & 0xffff) + (sum >> 32);
+                let folded = (r & 0xffff) + (r >> 16);
+                CksumValue::Sum {
+                    sum: folded as u32,
+                    bytes,
+                }
+            }
+            State::Bsd(sum) => CksumValue::Sum {
+                sum: u32::from(sum),
+                bytes,
+            },
+            State::Crc(mut crc) => {
+                // The length follows the data, least significant byte
+                // first, as many bytes as it needs.
+                let mut len = bytes;
+                let mut tail = Vec::new();
+                while len > 0 {
+                    tail.push(len as u8);
+                    len >>= 8;
+                }
+                crc.update(&tail);
+                CksumValue::Sum {
+                    sum: crc.finalize() as u32,
+                    bytes,
+                }
+            }
+            State::Md5(h) => digest(&h.finalize()),
+            State::Sha1(h) => digest(&h.finalize()),
+            State::Sha224(h) => digest(&h.finalize()),
+            State::Sha256(h) => digest(&h.finalize()),
+            State::Sha384(h) => digest(&h.finalize()),
+            State::Sha512(h) => digest(&h.finalize()),
+            State::Blake2b(h) => digest(h.finalize().as_bytes()),
+            State::Sm3(h) => digest(&h.finalize()),
+        }
+    }
+}
