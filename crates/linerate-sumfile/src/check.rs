@@ -40,6 +40,12 @@ pub trait Dialect {
     type Digest;
     /// Hex digits of the digest on an untagged line.
     fn hex_len(&self) -> usize;
+    /// Hex digits of the digest on the untagged line `s` (from its digest
+    /// on), `None` if it can have none: [`hex_len`](Self::hex_len) unless
+    /// the dialect reads the length off the line (cksum's BLAKE2b).
+    fn untagged_hex_len(&self, _s: &[u8]) -> Option<usize> {
+        Some(self.hex_len())
+    }
     /// Whether `s` (the line after its leading blanks and backslash) is a
     /// BSD line; if so it is never read as an untagged one. md5sum's test:
     /// `s` starts with `MD5`.
@@ -208,7 +214,7 @@ fn parse_untagged<L: Dialect>(
 ) -> Option<LineOf<L>> {
     // The shortest untagged line: digest, one blank, a one-byte name.
     // md5sum's length check counts a second backslash as if it were needed.
-    let hex_len = dialect.hex_len();
+    let hex_len = dialect.untagged_hex_len(&line[start..])?;
     let min_len = hex_len + 2 + usize::from(byte_at(line, start) == b'\\');
     if line.len() - start < min_len {
         return None;

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod check;
+pub mod cksum;
 pub mod escape;
 pub mod etag;
 pub mod format;

@@ -7,12 +7,18 @@ use std::ffi::OsString;
 use linerate::cksum::CksumAlgorithm;
 use linerate_sumfile::quote::Charset;
 
+use crate::sum::args::CheckOptions;
 use crate::sum::getopt::{Getopt, LongOption};
 
 /// A valid command line.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Options {
     pub algorithm: CksumAlgorithm,
+    /// `-a` was given (with `--check`: untagged lines are its function's).
+    pub specified: bool,
+    /// `-c`: the operands are checksum lists.
+    pub check: bool,
+    pub check_options: CheckOptions,
     pub untagged: bool,
     pub zero: bool,
     pub debug: bool,
@@ -49,9 +55,15 @@ enum Flag {
     Debug,
     Help,
     Version,
+    Check,
+    Warn,
+    Quiet,
+    Status,
+    Strict,
+    IgnoreMissing,
 }
 
-const SHORT: &[(u8, Flag)] = &[(b'z', Flag::Zero)];
+const SHORT: &[(u8, Flag)] = &[(b'z', Flag::Zero), (b'c', Flag::Check), (b'w', Flag::Warn)];
 const SHORT_WITH_ARGUMENT: &[(u8, Flag)] = &[
     (b'a', Flag::Algorithm),
     (b'l', Flag::Length),
@@ -69,6 +81,12 @@ const LONG: &[LongOption<Flag>] = &[
     long("debug", Flag::Debug),
     long("help", Flag::Help),
     long("version", Flag::Version),
+    long("check", Flag::Check),
+    long("warn", Flag::Warn),
+    long("quiet", Flag::Quiet),
+    long("status", Flag::Status),
+    long("strict", Flag::Strict),
+    long("ignore-missing", Flag::IgnoreMissing),
 ];
 
 const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
@@ -105,6 +123,9 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
     let mut length: Option<(usize, Vec<u8>)> = None;
     let mut options = Options {
         algorithm,
+        specified: false,
+        check: false,
+        check_options: CheckOptions::default(),
         untagged: false,
         zero: false,
         debug: false,
@@ -125,6 +146,22 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
             Flag::Untagged => options.untagged = true,
             Flag::Zero => options.zero = true,
             Flag::Debug => options.debug = true,
+            Flag::Check => options.check = true,
+            // As md5sum: the last of --status, --warn and --quiet wins.
+            Flag::Warn => {
+                let c = &mut options.check_options;
+                (c.warn, c.status, c.quiet) = (true, false, false);
+            }
+            Flag::Quiet => {
+                let c = &mut options.check_options;
+                (c.warn, c.status, c.quiet) = (false, false, true);
+            }
+            Flag::Status => {
+                let c = &mut options.check_options;
+                (c.warn, c.status, c.quiet) = (false, true, false);
+            }
+            Flag::Strict => options.check_options.strict = true,
+            Flag::IgnoreMissing => options.check_options.ignore_missing = true,
             Flag::Threads => {
                 options.threads = Some(
                     crate::sum::args::parse_threads(&argument)
@@ -133,6 +170,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
             }
             Flag::Algorithm => {
                 let name = String::from_utf8_lossy(&argument);
+                options.specified = true;
                 algorithm = CksumAlgorithm::from_name(&name).ok_or_else(|| {
                     let mut lines = vec![
                         line(&[
@@ -191,6 +229,41 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
         ]);
     }
     options.algorithm = algorithm;
+    if options.check && options.specified && algorithm.is_legacy() {
+        return Err(vec![
+            b"--check is not supported with --algorithm={bsd,sysv,crc}".to_vec(),
+        ]);
+    }
+    let c = options.check_options;
+    let checks = [
+        (
+            options.zero && options.check,
+            "the --zero option is not supported when verifying checksums",
+        ),
+        (
+            c.ignore_missing && !options.check,
+            "the --ignore-missing option is meaningful only when verifying checksums",
+        ),
+        (
+            c.status && !options.check,
+            "the --status option is meaningful only when verifying checksums",
+        ),
+        (
+            c.warn && !options.check,
+            "the --warn option is meaningful only when verifying checksums",
+        ),
+        (
+            c.quiet && !options.check,
+            "the --quiet option is meaningful only when verifying checksums",
+        ),
+        (
+            c.strict && !options.check,
+            "the --strict option is meaningful only when verifying checksums",
+        ),
+    ];
+    if let Some((_, message)) = checks.iter().find(|(failed, _)| *failed) {
+        return Err(vec![message.as_bytes().to_vec(), TRY.to_vec()]);
+    }
     options.files = getopt.into_operands();
     options.operands_given = !options.files.is_empty();
     if options.files.is_empty() {

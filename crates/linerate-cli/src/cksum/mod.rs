@@ -7,8 +7,13 @@
 //! the usage hint (`Try 'linerate cksum --help' ...`). `-j N` (threads) is
 //! linerate's own.
 //!
-//! Not yet: `--check` (and its five options), and coreutils 9.2's
-//! `--base64`, `--raw` and `crc32b`.
+//! `--check` (with `--ignore-missing`, `--quiet`, `--status`, `--strict`,
+//! `-w`) reads BSD-style lines of every digest, each checked with the
+//! function its tag names (`BLAKE2b-256` included), and untagged lines
+//! only under `-a`, as cksum 9.1 does ([`linerate_sumfile::cksum`]); it
+//! runs on `linerate sum -c`'s checker ([`crate::sum::verify`]).
+//!
+//! Not yet: coreutils 9.2's `--base64`, `--raw` and `crc32b`.
 //!
 //! Files are hashed by the file engine ([`linerate_files::whole`]): MD5 in
 //! the lanes of the multi-buffer engine, the others on its workers from the
@@ -22,12 +27,17 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use linerate::cksum::{CksumAlgorithm, CksumValue};
+use linerate_files::FileError;
+use linerate_files::read::Reader;
 use linerate_files::whole::digests_in_order;
+use linerate_sumfile::check::LineOf;
+use linerate_sumfile::cksum::CksumFamily;
 use linerate_sumfile::escape;
 use linerate_sumfile::format::push_hex;
 
 use crate::sum::console::{Console, error_text};
 use crate::sum::progress::Progress;
+use crate::sum::verify::Checker;
 use crate::sum::{input, regular_file_bytes};
 use args::{Command, Options};
 
@@ -63,9 +73,18 @@ DIGEST determines the digest algorithm and default output format:
   blake2b   (equivalent to b2sum)
   sm3       (only available through cksum)
 
+The following five options are useful only when verifying checksums:
+  -c, --check           read checksums from the FILEs and check them
+      --ignore-missing  don't fail or report status for missing files
+      --quiet           don't print OK for each successfully verified file
+      --status          don't output anything, status code shows success
+      --strict          exit non-zero for improperly formatted checksum lines
+  -w, --warn            warn about improperly formatted checksum lines
+When checking, each BSD-style line is checked with the digest its tag
+names (one file may mix them); untagged lines only with -a's digest.
+
 MD5 is hashed in SIMD lanes, several files at a time; SHA-1 and SHA-2 use
-the CPU's SHA instructions where it has them. --check is not implemented
-yet (use 'linerate sum -c' for MD5 lines).
+the CPU's SHA instructions where it has them.
 
 MD5 and SHA-1 are not collision resistant, and crc, sysv and bsd are no
 hashes at all: they catch accidental corruption only. Use SHA-256 (or a
@@ -111,7 +130,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
 fn version() -> String {
     format!(
         "linerate cksum (linerate) {}\n\
-         Compatible with cksum (GNU coreutils) 9.1, without --check.\n\
+         Compatible with cksum (GNU coreutils) 9.1.\n\
          License MIT OR Apache-2.0.\n",
         env!("CARGO_PKG_VERSION")
     )
@@ -124,6 +143,19 @@ fn print_only(text: &[u8]) -> bool {
 }
 
 fn run(options: &Options) -> bool {
+    if options.check {
+        let mut console = Console::new(Progress::new(|| None));
+        let checker = CksumChecker {
+            dialect: CksumFamily::new(options.specified.then_some(options.algorithm)),
+        };
+        let ok = crate::sum::verify::run_with(
+            &mut console,
+            &options.files,
+            options.check_options,
+            checker,
+        );
+        return console.finish(ok);
+    }
     let files = &options.files;
     let count = u64::try_from(files.len()).unwrap_or(u64::MAX);
     let total = || Some(regular_file_bytes(files));
@@ -156,6 +188,44 @@ fn run(options: &Options) -> bool {
         },
     );
     console.finish(ok)
+}
+
+/// `cksum -c`'s checks: each tagged line with its tag's function,
+/// untagged ones with `-a`'s.
+struct CksumChecker {
+    dialect: CksumFamily,
+}
+
+impl Checker for CksumChecker {
+    type Dialect = CksumFamily;
+
+    fn dialect(&self) -> &CksumFamily {
+        &self.dialect
+    }
+
+    fn label(&self) -> String {
+        self.dialect.label()
+    }
+
+    fn matches(
+        &mut self,
+        input: linerate_files::Input<'_>,
+        line: &LineOf<CksumFamily>,
+        reader: &mut Reader,
+        progress: &dyn linerate_files::Progress,
+    ) -> Result<bool, FileError> {
+        let algorithm = match (line.tag, self.dialect.specified) {
+            (Some(tag), _) => tag,
+            // An untagged BLAKE2b line's length is its digest's.
+            (None, Some(CksumAlgorithm::Blake2b(_))) => CksumAlgorithm::Blake2b(line.digest.len()),
+            (None, Some(specified)) => specified,
+            // Without -a every line is tagged.
+            (None, None) => return Ok(false),
+        };
+        let mut hasher = algorithm.hasher();
+        reader.absorb(input, progress, |data| hasher.update(data))?;
+        Ok(hasher.finalize() == CksumValue::Digest(line.digest.clone()))
+    }
 }
 
 /// `--debug`'s line: which implementation computes the digest.

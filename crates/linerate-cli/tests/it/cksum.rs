@@ -177,3 +177,74 @@ fn option_errors_as_gnu_cksum() {
         same(&os(args), dir.path(), None, gnu);
     }
 }
+
+#[test]
+fn check_mixed_lists_as_gnu_cksum() {
+    let Some(gnu) = gnu_cksum() else {
+        return;
+    };
+    let dir = awkward_tree();
+    let mut rng = Rng::new(0xc5_0002);
+    for len in [0, 100, 5000] {
+        write(dir.path(), format!("g{len}").as_bytes(), &rng.bytes(len));
+    }
+    let mut names: Vec<OsString> = ["g0", "g100", "g5000", "a"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    names.extend(
+        AWKWARD_NAMES
+            .iter()
+            .take(5)
+            .map(|n| OsString::from_vec(n.to_vec())),
+    );
+    // Lines GNU cksum wrote: every digest tagged, BLAKE2b at two lengths,
+    // and untagged SHA-1 and BLAKE2b-160 lines.
+    let mut list = Vec::new();
+    for args in [
+        &["-a", "md5"][..],
+        &["-a", "sha1"],
+        &["-a", "sha224"],
+        &["-a", "sha256"],
+        &["-a", "sha384"],
+        &["-a", "sha512"],
+        &["-a", "blake2b"],
+        &["-a", "blake2b", "-l", "256"],
+        &["-a", "sm3"],
+        &["-a", "sha1", "--untagged"],
+        &["-a", "blake2b", "-l", "160", "--untagged"],
+    ] {
+        let mut a = os(args);
+        a.extend(names.clone());
+        let (_, out, _) = run(&[gnu], &a, dir.path(), None);
+        list.extend_from_slice(&out);
+    }
+    // A mismatch, a missing file, malformed lines, a comment, a CRC line.
+    list.extend_from_slice(format!("MD5 (a) = {}\n", "0".repeat(32)).as_bytes());
+    list.extend_from_slice(format!("SHA256 (gone) = {}\n", "1".repeat(64)).as_bytes());
+    list.extend_from_slice(b"garbage\n# comment\nSHA256 (a) = short\n1219131554 3 a\n");
+    list.extend_from_slice(format!("BLAKE2b-7 (a) = {}\n", "ab").as_bytes());
+    write(dir.path(), b"list", &list);
+    for args in [
+        &["-c", "list"][..],
+        &["-c", "-w", "list"],
+        &["-c", "--strict", "list"],
+        &["-c", "--quiet", "list"],
+        &["-c", "--status", "list"],
+        &["-c", "--ignore-missing", "list"],
+        &["-c", "-a", "sha1", "-w", "list"],
+        &["-c", "-a", "blake2b", "-w", "list"],
+        &["-c", "-a", "sha256", "--quiet", "list"],
+        &["-c", "list", "nolist"],
+        &["-a", "crc", "-c", "list"],
+        &["-c", "-z", "list"],
+        &["--quiet", "list"],
+        &["--strict", "list"],
+        &["--ignore-missing", "list"],
+    ] {
+        same(&os(args), dir.path(), None, gnu);
+    }
+    // The list from standard input.
+    same(&os(&["-c", "-"]), dir.path(), Some(&list), gnu);
+    same(&os(&["-c"]), dir.path(), Some(&list), gnu);
+}
