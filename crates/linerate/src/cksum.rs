@@ -1,6 +1,7 @@
 //! The functions GNU `cksum -a` offers (coreutils 9.1): the three legacy
 //! checksums (`sysv` and `bsd`, as `sum -s` and `sum -r`; `crc`, POSIX
-//! `cksum`'s CRC with the length appended) and the digests md5, sha1,
+//! `cksum`'s CRC with the length appended; and coreutils 9.6's `crc32b`,
+//! zlib's CRC-32) and the digests md5, sha1,
 //! sha224, sha256, sha384, sha512, blake2b (any whole number of bytes up to
 //! 64) and sm3. The digests other than MD5 are well-kept crates' (RustCrypto's
 //! SHA-1, SHA-2 with SHA-NI where the CPU has it, chosen at run time, and
@@ -31,6 +32,9 @@ pub enum CksumAlgorithm {
     Bsd,
     /// POSIX `cksum`: CRC-32/CKSUM of the data followed by its length.
     Crc,
+    /// coreutils 9.6's `crc32b`: CRC-32/ISO-HDLC (zlib's, gzip's) of the
+    /// data alone.
+    Crc32b,
     Md5,
     Sha1,
     Sha224,
@@ -52,9 +56,9 @@ pub enum CksumValue {
 
 impl CksumAlgorithm {
     /// The names `-a` takes, in `--help`'s order.
-    pub const NAMES: [&'static str; 11] = [
-        "sysv", "bsd", "crc", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b",
-        "sm3",
+    pub const NAMES: [&'static str; 12] = [
+        "sysv", "bsd", "crc", "crc32b", "md5", "sha1", "sha224", "sha256", "sha384", "sha512",
+        "blake2b", "sm3",
     ];
 
     /// Parses `-a NAME` (exact, lower case, as cksum does); `blake2b` is
@@ -64,6 +68,7 @@ impl CksumAlgorithm {
             "sysv" => CksumAlgorithm::Sysv,
             "bsd" => CksumAlgorithm::Bsd,
             "crc" => CksumAlgorithm::Crc,
+            "crc32b" => CksumAlgorithm::Crc32b,
             "md5" => CksumAlgorithm::Md5,
             "sha1" => CksumAlgorithm::Sha1,
             "sha224" => CksumAlgorithm::Sha224,
@@ -91,7 +96,10 @@ impl CksumAlgorithm {
     pub fn is_legacy(self) -> bool {
         matches!(
             self,
-            CksumAlgorithm::Sysv | CksumAlgorithm::Bsd | CksumAlgorithm::Crc
+            CksumAlgorithm::Sysv
+                | CksumAlgorithm::Bsd
+                | CksumAlgorithm::Crc
+                | CksumAlgorithm::Crc32b
         )
     }
 
@@ -101,6 +109,7 @@ impl CksumAlgorithm {
             CksumAlgorithm::Sysv => "SYSV".into(),
             CksumAlgorithm::Bsd => "BSD".into(),
             CksumAlgorithm::Crc => "CRC".into(),
+            CksumAlgorithm::Crc32b => "CRC32B".into(),
             CksumAlgorithm::Md5 => "MD5".into(),
             CksumAlgorithm::Sha1 => "SHA1".into(),
             CksumAlgorithm::Sha224 => "SHA224".into(),
@@ -116,7 +125,10 @@ impl CksumAlgorithm {
     /// Bytes of a digest (none for the legacy checksums).
     pub fn digest_len(self) -> usize {
         match self {
-            CksumAlgorithm::Sysv | CksumAlgorithm::Bsd | CksumAlgorithm::Crc => 0,
+            CksumAlgorithm::Sysv
+            | CksumAlgorithm::Bsd
+            | CksumAlgorithm::Crc
+            | CksumAlgorithm::Crc32b => 0,
             CksumAlgorithm::Md5 => 16,
             CksumAlgorithm::Sha1 => 20,
             CksumAlgorithm::Sha224 => 28,
@@ -134,6 +146,9 @@ impl CksumAlgorithm {
             CksumAlgorithm::Bsd => State::Bsd(0),
             CksumAlgorithm::Crc => {
                 State::Crc(crc_fast::Digest::new(crc_fast::CrcAlgorithm::Crc32Cksum))
+            }
+            CksumAlgorithm::Crc32b => {
+                State::Crc32b(crate::crc::Crc::new(crate::crc::CrcAlgorithm::Crc32))
             }
             CksumAlgorithm::Md5 => State::Md5(Md5::new()),
             CksumAlgorithm::Sha1 => State::Sha1(sha1::Sha1::new()),
@@ -162,6 +177,7 @@ enum State {
     Sysv(u64),
     Bsd(u16),
     Crc(crc_fast::Digest),
+    Crc32b(crate::crc::Crc),
     Md5(Md5),
     Sha1(sha1::Sha1),
     Sha224(sha2::Sha224),
@@ -199,6 +215,7 @@ impl CksumHasher {
                 }
             }
             State::Crc(crc) => crc.update(data),
+            State::Crc32b(crc) => crc.update(data),
             State::Md5(h) => h.update(data),
             State::Sha1(h) => digest::Digest::update(h, data),
             State::Sha224(h) => digest::Digest::update(h, data),
@@ -244,6 +261,10 @@ impl CksumHasher {
                     bytes,
                 }
             }
+            State::Crc32b(crc) => CksumValue::Sum {
+                sum: crc.finalize() as u32,
+                bytes,
+            },
             State::Md5(h) => digest(&h.finalize()),
             State::Sha1(h) => digest(&h.finalize()),
             State::Sha224(h) => digest(&h.finalize()),

@@ -20,6 +20,10 @@ pub struct Options {
     pub check: bool,
     pub check_options: CheckOptions,
     pub untagged: bool,
+    /// `--base64` (coreutils 9.2): digests in base64, not hex.
+    pub base64: bool,
+    /// `--raw` (coreutils 9.2): the digest's bytes alone.
+    pub raw: bool,
     pub zero: bool,
     pub debug: bool,
     /// `-j`: worker threads; `None` for one per core.
@@ -61,6 +65,8 @@ enum Flag {
     Status,
     Strict,
     IgnoreMissing,
+    Base64,
+    Raw,
 }
 
 const SHORT: &[(u8, Flag)] = &[(b'z', Flag::Zero), (b'c', Flag::Check), (b'w', Flag::Warn)];
@@ -87,6 +93,8 @@ const LONG: &[LongOption<Flag>] = &[
     long("status", Flag::Status),
     long("strict", Flag::Strict),
     long("ignore-missing", Flag::IgnoreMissing),
+    long("base64", Flag::Base64),
+    long("raw", Flag::Raw),
 ];
 
 const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
@@ -95,9 +103,11 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     long("threads", Flag::Threads),
 ];
 
-/// The order cksum's argmatch lists `-a`'s names in.
-const ARGMATCH_ORDER: [&str; 11] = [
-    "bsd", "sysv", "crc", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "sm3",
+/// The order cksum's argmatch lists `-a`'s names in (coreutils 9.6's, with
+/// crc32b).
+const ARGMATCH_ORDER: [&str; 12] = [
+    "bsd", "sysv", "crc", "crc32b", "md5", "sha1", "sha224", "sha256", "sha384", "sha512",
+    "blake2b", "sm3",
 ];
 
 /// `text` quoted as coreutils' `quote` does in this locale.
@@ -127,6 +137,8 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
         check: false,
         check_options: CheckOptions::default(),
         untagged: false,
+        base64: false,
+        raw: false,
         zero: false,
         debug: false,
         threads: None,
@@ -162,6 +174,8 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
             }
             Flag::Strict => options.check_options.strict = true,
             Flag::IgnoreMissing => options.check_options.ignore_missing = true,
+            Flag::Base64 => options.base64 = true,
+            Flag::Raw => options.raw = true,
             Flag::Threads => {
                 options.threads = Some(
                     crate::sum::args::parse_threads(&argument)
@@ -230,8 +244,18 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
     }
     options.algorithm = algorithm;
     if options.check && options.specified && algorithm.is_legacy() {
+        // 9.1's words; 9.6's, which name crc32b too, for crc32b.
+        let message: &[u8] = if algorithm == CksumAlgorithm::Crc32b {
+            b"--check is not supported with --algorithm={bsd,sysv,crc,crc32b}"
+        } else {
+            b"--check is not supported with --algorithm={bsd,sysv,crc}"
+        };
+        return Err(vec![message.to_vec()]);
+    }
+    if options.base64 && options.raw {
         return Err(vec![
-            b"--check is not supported with --algorithm={bsd,sysv,crc}".to_vec(),
+            b"--base64 and --raw are mutually exclusive".to_vec(),
+            TRY.to_vec(),
         ]);
     }
     let c = options.check_options;
@@ -266,6 +290,11 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
     }
     options.files = getopt.into_operands();
     options.operands_given = !options.files.is_empty();
+    if options.raw && options.files.len() > 1 && !options.check {
+        return Err(vec![
+            b"the --raw option is not supported with multiple files".to_vec(),
+        ]);
+    }
     if options.files.is_empty() {
         options.files.push(OsString::from("-"));
     }

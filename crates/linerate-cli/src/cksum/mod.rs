@@ -13,7 +13,11 @@
 //! only under `-a`, as cksum 9.1 does ([`linerate_sumfile::cksum`]); it
 //! runs on `linerate sum -c`'s checker ([`crate::sum::verify`]).
 //!
-//! Not yet: coreutils 9.2's `--base64`, `--raw` and `crc32b`.
+//! From later coreutils, as upstream documents them: `--base64` and
+//! `--raw` (9.2; digests in base64 or as raw bytes, the legacy sums raw
+//! as big-endian numbers, `--raw` for one FILE only) and `-a crc32b`
+//! (9.6; zlib's CRC-32, printed as crc prints). `--check` reads 9.1's hex
+//! lines only (not base64 ones).
 //!
 //! Files are hashed by the file engine ([`linerate_files::whole`]): MD5 in
 //! the lanes of the multi-buffer engine, the others on its workers from the
@@ -48,10 +52,15 @@ coreutils' cksum 9.1 does.
 
 With no FILE, or when FILE is -, read standard input.
   -a, --algorithm=TYPE  select the digest type to use.  See DIGEST below.
+      --base64          emit base64-encoded digests, not hexadecimal
+                          (coreutils 9.2)
   -j, --threads=N       hash the FILEs on N threads (default: one per core);
                           the output is the same for every N
   -l, --length=BITS     digest length in bits; must not exceed the max for
                           the blake2 algorithm and must be a multiple of 8
+      --raw             emit a raw binary digest, not hexadecimal (one FILE;
+                          the CRCs as 32-bit and sysv/bsd as 16-bit big-endian
+                          numbers; coreutils 9.2)
       --tag             create a BSD-style checksum (the default)
       --untagged        create a reversed style checksum, without digest type
   -z, --zero            end each output line with NUL, not newline,
@@ -64,6 +73,7 @@ DIGEST determines the digest algorithm and default output format:
   sysv      (equivalent to sum -s)
   bsd       (equivalent to sum -r)
   crc       (equivalent to cksum)
+  crc32b    (only available through cksum; zlib's CRC-32, coreutils 9.6)
   md5       (equivalent to md5sum)
   sha1      (equivalent to sha1sum)
   sha224    (equivalent to sha224sum)
@@ -242,15 +252,29 @@ fn implementation(algorithm: CksumAlgorithm) -> String {
     format!("using {what}")
 }
 
-/// One output line, as cksum 9.1 prints it.
+/// One output line, as cksum 9.1 prints it (`--raw`, `--base64` and
+/// crc32b as coreutils 9.2-9.6 print them).
 fn push_line(out: &mut Vec<u8>, options: &Options, value: &CksumValue, name: &[u8]) {
     let end = if options.zero { 0 } else { b'\n' };
+    if options.raw {
+        match value {
+            // The sum big-endian: 32 bits for the CRCs, 16 for sysv and bsd.
+            CksumValue::Sum { sum, .. } => match options.algorithm {
+                CksumAlgorithm::Crc | CksumAlgorithm::Crc32b => {
+                    out.extend_from_slice(&sum.to_be_bytes())
+                }
+                _ => out.extend_from_slice(&(*sum as u16).to_be_bytes()),
+            },
+            CksumValue::Digest(digest) => out.extend_from_slice(digest),
+        }
+        return;
+    }
     match value {
         CksumValue::Sum { sum, bytes } => {
             // Legacy sums: numbers, the name as it is (never escaped), and
             // only when FILE operands were given.
             let text = match options.algorithm {
-                CksumAlgorithm::Crc => format!("{sum} {bytes}"),
+                CksumAlgorithm::Crc | CksumAlgorithm::Crc32b => format!("{sum} {bytes}"),
                 CksumAlgorithm::Sysv => format!("{sum} {}", bytes.div_ceil(512)),
                 _ => format!("{sum:05} {:5}", bytes.div_ceil(1024)),
             };
@@ -273,8 +297,17 @@ fn push_line(out: &mut Vec<u8>, options: &Options, value: &CksumValue, name: &[u
                     out.extend_from_slice(name);
                 }
             };
+            let push_digest = |out: &mut Vec<u8>| {
+                if options.base64 {
+                    use base64::Engine as _;
+                    let text = base64::engine::general_purpose::STANDARD.encode(digest);
+                    out.extend_from_slice(text.as_bytes());
+                } else {
+                    push_hex(out, digest);
+                }
+            };
             if options.untagged {
-                push_hex(out, digest);
+                push_digest(out);
                 out.extend_from_slice(b"  ");
                 push_name(out);
             } else {
@@ -282,7 +315,7 @@ fn push_line(out: &mut Vec<u8>, options: &Options, value: &CksumValue, name: &[u
                 out.extend_from_slice(b" (");
                 push_name(out);
                 out.extend_from_slice(b") = ");
-                push_hex(out, digest);
+                push_digest(out);
             }
             out.push(end);
         }

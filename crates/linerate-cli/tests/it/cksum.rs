@@ -63,7 +63,11 @@ fn renamed(stderr: &[u8]) -> Vec<u8> {
 
 fn same(args: &[OsString], dir: &Path, stdin: Option<&[u8]>, gnu: &str) {
     let ours = run(&[LINERATE, "cksum"], args, dir, stdin);
-    let theirs = run(&[gnu], args, dir, stdin);
+    let mut theirs = run(&[gnu], args, dir, stdin);
+    // We take coreutils 9.6's crc32b too, and list it as 9.6 does.
+    theirs.2 = String::from_utf8_lossy(&theirs.2)
+        .replace("  - 'crc'\n", "  - 'crc'\n  - 'crc32b'\n")
+        .into_bytes();
     let what = format!("{args:?}");
     assert_eq!(ours.0, theirs.0, "{what}: status");
     assert!(
@@ -247,4 +251,75 @@ fn check_mixed_lists_as_gnu_cksum() {
     // The list from standard input.
     same(&os(&["-c", "-"]), dir.path(), Some(&list), gnu);
     same(&os(&["-c"]), dir.path(), Some(&list), gnu);
+}
+
+/// `-a crc32b`, `--base64` and `--raw` (coreutils 9.2-9.6, not the 9.1
+/// installed here) against zlib's CRC-32 and hashlib's digests.
+#[test]
+fn later_coreutils_options_against_python() {
+    let dir = awkward_tree();
+    let mut rng = Rng::new(0xc5_0003);
+    let data = rng.bytes(70_001);
+    write(dir.path(), b"data", &data);
+    let python = r#"
+import base64, hashlib, sys, zlib
+data = open("data", "rb").read()
+print("%d %d data" % (zlib.crc32(data), len(data)))
+for name in ["md5", "sha1", "sha256", "sha512"]:
+    print("%s (data) = %s" % (name.upper(), base64.b64encode(hashlib.new(name, data).digest()).decode()))
+print(base64.b64encode(hashlib.sha256(data).digest()).decode() + "  data")
+sys.stdout.flush()
+sys.stdout.buffer.write(hashlib.sha384(data).digest())
+sys.stdout.buffer.write(zlib.crc32(data).to_bytes(4, "big"))
+"#;
+    let want = Command::new("python3")
+        .args(["-c", python])
+        .current_dir(dir.path())
+        .output()
+        .expect("python3");
+    let want = want.stdout;
+    let mut got = Vec::new();
+    for args in [
+        &["-a", "crc32b", "data"][..],
+        &["-a", "md5", "--base64", "data"],
+        &["-a", "sha1", "--base64", "data"],
+        &["-a", "sha256", "--base64", "data"],
+        &["-a", "sha512", "--base64", "data"],
+        &["-a", "sha256", "--base64", "--untagged", "data"],
+        &["-a", "sha384", "--raw", "data"],
+        &["-a", "crc32b", "--raw", "data"],
+    ] {
+        let (status, out, err) = run(&[LINERATE, "cksum"], &os(args), dir.path(), None);
+        assert_eq!(
+            status,
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&err)
+        );
+        got.extend_from_slice(&out);
+    }
+    assert!(
+        got == want,
+        "{}\n{}",
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want)
+    );
+    for (args, says) in [
+        (
+            &["--raw", "data", "a"][..],
+            "linerate: the --raw option is not supported with multiple files\n",
+        ),
+        (
+            &["--raw", "--base64", "data"],
+            "linerate: --base64 and --raw are mutually exclusive\nTry 'linerate cksum --help' for more information.\n",
+        ),
+        (
+            &["-a", "crc32b", "-c", "data"],
+            "linerate: --check is not supported with --algorithm={bsd,sysv,crc,crc32b}\n",
+        ),
+    ] {
+        let (status, out, err) = run(&[LINERATE, "cksum"], &os(args), dir.path(), None);
+        assert_eq!((status, out.is_empty()), (Some(1), true), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&err), says, "{args:?}");
+    }
 }
