@@ -1,27 +1,14 @@
 //! The check lines of `cksum -c` (coreutils 9.1): BSD-style lines of any of
 //! its digests (`SHA256 (NAME) = HEX`, `BLAKE2b-256 (NAME) = HEX`), each
 //! checked with the function its tag names; untagged lines only when `-a`
-//! names the function (and then only that function's tagged lines too).
+//! names the function (and then only that function's tagged lines too);
+//! and `linerate sum -c`'s, md5sum's lines with cksum's tagged ones beside.
 
 use std::cell::Cell;
 
-use linerate::cksum::CksumAlgorithm;
+use linerate::cksum::{CksumAlgorithm, DigestAlgorithm};
 
 use crate::check::{Dialect, decode_hex_into};
-
-/// The tags of the digests `cksum -c` checks, longest first where one is a
-/// prefix of another (`SHA1` is not a prefix of `SHA224`, but keep the
-/// order explicit).
-const TAGS: [(&str, CksumAlgorithm); 8] = [
-    ("MD5", CksumAlgorithm::Md5),
-    ("SHA1", CksumAlgorithm::Sha1),
-    ("SHA224", CksumAlgorithm::Sha224),
-    ("SHA256", CksumAlgorithm::Sha256),
-    ("SHA384", CksumAlgorithm::Sha384),
-    ("SHA512", CksumAlgorithm::Sha512),
-    ("BLAKE2b", CksumAlgorithm::Blake2b(64)),
-    ("SM3", CksumAlgorithm::Sm3),
-];
 
 /// `cksum -c`'s lines; `specified` is `-a`'s function, if given.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -52,15 +39,6 @@ impl CksumFamily {
             CksumAlgorithm::Blake2b(_) => "BLAKE2b".into(),
             other => other.tag(),
         }
-    }
-
-    /// The tag at the start of `s` (followed by ` `, `(` or `-` as cksum
-    /// requires), its function and length.
-    fn tag_at(s: &[u8]) -> Option<(CksumAlgorithm, usize)> {
-        TAGS.iter().find_map(|&(tag, algorithm)| {
-            let rest = s.strip_prefix(tag.as_bytes())?;
-            matches!(rest.first(), Some(b' ' | b'(' | b'-')).then_some((algorithm, tag.len()))
-        })
     }
 }
 
@@ -99,7 +77,7 @@ impl Dialect for CksumFamily {
     }
 
     fn parse_tag(&self, s: &[u8]) -> Option<(CksumAlgorithm, usize, usize)> {
-        let (mut algorithm, mut len) = Self::tag_at(s)?;
+        let (mut algorithm, mut len) = CksumAlgorithm::tag_at(s)?;
         if self.specified.is_none() {
             self.last_tag.set(Some(algorithm));
         }
@@ -172,5 +150,39 @@ mod tests {
         assert!(parse_line(&family, format!("SHA1 (f) = {hex}").as_bytes(), &mut layout).is_some());
         let md5 = format!("MD5 (f) = {}", "cd".repeat(16));
         assert!(parse_line(&family, md5.as_bytes(), &mut layout).is_none());
+    }
+}
+
+/// `linerate sum -c`'s lines: md5sum's (`MD5`, `MD5PK` tags and untagged
+/// lines of `-a`'s function) and BSD-style lines of cksum's digests
+/// (`SHA256 (NAME) = HEX`), each checked with its tag's function, so a
+/// manifest may mix them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SumFamily {
+    /// `-a`: the function of untagged lines.
+    pub untagged: DigestAlgorithm,
+}
+
+impl Dialect for SumFamily {
+    type Function = DigestAlgorithm;
+    type Digest = Vec<u8>;
+
+    fn hex_len(&self) -> usize {
+        2 * self.untagged.digest_len()
+    }
+
+    fn is_tagged(&self, s: &[u8]) -> bool {
+        // md5sum's test, and any of cksum's digest tags.
+        s.starts_with(b"MD5") || CksumAlgorithm::tag_at(s).is_some()
+    }
+
+    fn parse_tag(&self, s: &[u8]) -> Option<(DigestAlgorithm, usize, usize)> {
+        let (algorithm, len) = DigestAlgorithm::from_tag_prefix(s)?;
+        Some((algorithm, len, 2 * algorithm.digest_len()))
+    }
+
+    fn decode(&self, hex: &[u8]) -> Option<Vec<u8>> {
+        let mut digest = vec![0u8; hex.len() / 2];
+        decode_hex_into(hex, &mut digest).then_some(digest)
     }
 }

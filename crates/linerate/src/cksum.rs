@@ -276,3 +276,108 @@ impl CksumHasher {
         }
     }
 }
+
+/// A function whose value is a digest printed in a checksum line (`HEX
+/// NAME`, `TAG (NAME) = HEX`): linerate's MD5 and MD5-P/K, or one of
+/// cksum's digests (not its legacy sums). What `linerate sum -a` takes and
+/// `sum -c` reads tags of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DigestAlgorithm {
+    /// MD5 or MD5-P/K (MD5 is always this, never `Cksum(Md5)`).
+    Hash(crate::HashAlgorithm),
+    /// SHA-1, SHA-2, BLAKE2b or SM3.
+    Cksum(CksumAlgorithm),
+}
+
+impl Default for DigestAlgorithm {
+    fn default() -> DigestAlgorithm {
+        DigestAlgorithm::Hash(crate::HashAlgorithm::Md5)
+    }
+}
+
+impl DigestAlgorithm {
+    /// Parses a name: `md5`, `md5pK`, `sha1`, `sha224`, `sha256`,
+    /// `sha384`, `sha512`, `blake2b`, `sm3` (either case).
+    pub fn from_name(name: &[u8]) -> Result<DigestAlgorithm, crate::registry::UnknownAlgorithm> {
+        let lower = String::from_utf8_lossy(name).to_ascii_lowercase();
+        let md5p_k = lower
+            .strip_prefix("md5p")
+            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+        if lower == "md5" || md5p_k {
+            // An MD5-P/K of a bad K gets MD5-P/K's own message.
+            return crate::HashAlgorithm::from_name(name).map(DigestAlgorithm::Hash);
+        }
+        match CksumAlgorithm::from_name(&lower) {
+            Some(algorithm) if !algorithm.is_legacy() => Ok(DigestAlgorithm::Cksum(algorithm)),
+            _ => Err(crate::registry::UnknownAlgorithm(format!(
+                "invalid algorithm '{}': give md5, md5pK ({}, e.g. md5p16), sha1, sha224, \
+                 sha256, sha384, sha512, blake2b or sm3",
+                String::from_utf8_lossy(name),
+                crate::registry::VALID_K
+            ))),
+        }
+    }
+
+    /// The BSD tag: `MD5`, `MD5P16`, `SHA256`, `BLAKE2b-256`.
+    pub fn tag(self) -> String {
+        match self {
+            DigestAlgorithm::Hash(a) => a.tag(),
+            DigestAlgorithm::Cksum(a) => a.tag(),
+        }
+    }
+
+    /// Bytes of a digest.
+    pub fn digest_len(self) -> usize {
+        match self {
+            DigestAlgorithm::Hash(_) => 16,
+            DigestAlgorithm::Cksum(a) => a.digest_len(),
+        }
+    }
+
+    /// The function a BSD tag at the start of `s` names, and the tag's
+    /// length: `MD5`, `MD5PK`, or one of cksum's digests' tags
+    /// (`BLAKE2b-N` with its length) followed by ` `, `(` or `-`.
+    pub fn from_tag_prefix(s: &[u8]) -> Option<(DigestAlgorithm, usize)> {
+        if let Some((algorithm, len)) = crate::HashAlgorithm::from_tag_prefix(s) {
+            return Some((DigestAlgorithm::Hash(algorithm), len));
+        }
+        let (mut algorithm, mut len) = CksumAlgorithm::tag_at(s)?;
+        if s.get(len) == Some(&b'-') {
+            let digits = s[len + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let bits: usize = std::str::from_utf8(&s[len + 1..len + 1 + digits])
+                .ok()?
+                .parse()
+                .ok()?;
+            algorithm = algorithm.with_length(bits)?;
+            len += 1 + digits;
+        }
+        Some((DigestAlgorithm::Cksum(algorithm), len))
+    }
+}
+
+impl CksumAlgorithm {
+    /// The digest tags `cksum -c` reads, each with its function.
+    const DIGEST_TAGS: [(&'static str, CksumAlgorithm); 8] = [
+        ("MD5", CksumAlgorithm::Md5),
+        ("SHA1", CksumAlgorithm::Sha1),
+        ("SHA224", CksumAlgorithm::Sha224),
+        ("SHA256", CksumAlgorithm::Sha256),
+        ("SHA384", CksumAlgorithm::Sha384),
+        ("SHA512", CksumAlgorithm::Sha512),
+        ("BLAKE2b", CksumAlgorithm::Blake2b(64)),
+        ("SM3", CksumAlgorithm::Sm3),
+    ];
+
+    /// The digest tag at the start of `s` (followed by ` `, `(` or `-`, as
+    /// cksum requires), its function and the tag's length (BLAKE2b's
+    /// `-N` not included).
+    pub fn tag_at(s: &[u8]) -> Option<(CksumAlgorithm, usize)> {
+        Self::DIGEST_TAGS.iter().find_map(|&(tag, algorithm)| {
+            let rest = s.strip_prefix(tag.as_bytes())?;
+            matches!(rest.first(), Some(b' ' | b'(' | b'-')).then_some((algorithm, tag.len()))
+        })
+    }
+}

@@ -232,9 +232,8 @@ impl Checker for CksumChecker {
             // Without -a every line is tagged.
             (None, None) => return Ok(false),
         };
-        let mut hasher = algorithm.hasher();
-        reader.absorb(input, progress, |data| hasher.update(data))?;
-        Ok(hasher.finalize() == CksumValue::Digest(line.digest.clone()))
+        let algorithm = linerate::cksum::DigestAlgorithm::Cksum(algorithm);
+        Ok(crate::sum::verify::digest_of(input, algorithm, reader, progress)? == line.digest)
     }
 }
 

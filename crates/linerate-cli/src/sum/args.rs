@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
 use super::getopt::{Getopt, LongOption};
-use linerate::HashAlgorithm;
+use linerate::cksum::DigestAlgorithm;
 use linerate_files::tree::{Exclude, WalkOptions};
 use linerate_sumfile::format::LineStyle;
 use linerate_sumfile::quote::{self, Charset};
@@ -35,7 +35,7 @@ pub struct Options {
     pub style: LineStyle,
     pub check_options: CheckOptions,
     /// `-a`: the function computed, and checked on untagged lines.
-    pub algorithm: HashAlgorithm,
+    pub algorithm: DigestAlgorithm,
     /// `-j`: threads hashing files; `None` for one per available core.
     pub threads: Option<usize>,
     /// `-r`: directories among the operands are walked for their files.
@@ -219,7 +219,7 @@ pub(crate) struct Given {
     tag: bool,
     zero: bool,
     pub(crate) check_options: CheckOptions,
-    algorithm: HashAlgorithm,
+    algorithm: DigestAlgorithm,
     threads: Option<usize>,
     tree: TreeGiven,
 }
@@ -269,7 +269,7 @@ impl Given {
     fn apply_argument(&mut self, flag: Flag, argument: OsString) -> Result<(), String> {
         match flag {
             Flag::Algorithm => {
-                self.algorithm = HashAlgorithm::from_name(argument.as_bytes()).map_err(|e| e.0)?
+                self.algorithm = DigestAlgorithm::from_name(argument.as_bytes()).map_err(|e| e.0)?
             }
             Flag::Threads => self.threads = Some(parse_threads(argument.as_bytes())?),
             Flag::Exclude => {
@@ -452,6 +452,7 @@ pub(crate) fn parse_threads(argument: &[u8]) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linerate::HashAlgorithm;
 
     fn parse_strs(args: &[&str]) -> Result<Command, UsageError> {
         let args: Vec<OsString> = args.iter().map(OsString::from).collect();
@@ -526,14 +527,20 @@ mod tests {
         let Ok(Command::Run(options)) = parse_strs(&["-a", "md5p16", "-j2", "f"]) else {
             panic!("no run")
         };
-        assert_eq!(options.algorithm, HashAlgorithm::Md5p(16));
+        assert_eq!(
+            options.algorithm,
+            DigestAlgorithm::Hash(HashAlgorithm::Md5p(16))
+        );
         assert_eq!(options.threads, Some(2));
         let Ok(Command::Run(options)) =
             parse_strs(&["--algorithm=md5p4", "--threads", "7", "-c", "f"])
         else {
             panic!("no run")
         };
-        assert_eq!(options.algorithm, HashAlgorithm::Md5p(4));
+        assert_eq!(
+            options.algorithm,
+            DigestAlgorithm::Hash(HashAlgorithm::Md5p(4))
+        );
         assert_eq!(options.threads, Some(7));
         assert!(options.check);
         let Ok(Command::Run(options)) = parse_strs(&["f"]) else {
@@ -541,10 +548,11 @@ mod tests {
         };
         assert_eq!(
             (options.algorithm, options.threads),
-            (HashAlgorithm::Md5, None)
+            (DigestAlgorithm::Hash(HashAlgorithm::Md5), None)
         );
         assert!(error(&["-a", "md5p6", "f"]).starts_with("invalid algorithm 'md5p6'"));
-        assert!(error(&["-a", "sha1"]).starts_with("invalid algorithm 'sha1'"));
+        assert!(error(&["-a", "sha3"]).starts_with("invalid algorithm 'sha3'"));
+        assert!(error(&["-a", "crc"]).starts_with("invalid algorithm 'crc'"));
         assert!(error(&["-j", "0"]).starts_with("invalid number of threads '0'"));
         assert!(error(&["-j", "x"]).starts_with("invalid number of threads 'x'"));
         assert_eq!(error(&["f", "-a"]), "option requires an argument -- 'a'");

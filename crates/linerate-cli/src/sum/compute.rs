@@ -7,7 +7,9 @@
 
 use std::os::unix::ffi::OsStrExt;
 
-use linerate_files::whole::hash_in_order;
+use linerate::cksum::{CksumValue, DigestAlgorithm};
+use linerate_files::FileError;
+use linerate_files::whole::{digests_in_order, hash_in_order};
 use linerate_sumfile::format;
 
 use super::args::Options;
@@ -26,35 +28,45 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
     };
     let inputs: Vec<_> = listing.files.iter().map(|f| input(f)).collect();
     let progress = std::sync::Arc::clone(&console.progress);
-    hash_in_order(
-        &inputs,
-        options.algorithm,
-        options.thread_count(),
-        &*progress,
-        |index, result| {
-            while let Some(e) = errors.next_if(|e| e.index <= index) {
-                report(console, e);
+    let mut each = |index: usize, result: Result<Vec<u8>, FileError>| {
+        while let Some(e) = errors.next_if(|e| e.index <= index) {
+            report(console, e);
+        }
+        let file = listing.files[index].as_bytes();
+        match result {
+            Ok(digest) => {
+                line.clear();
+                let tag = options.algorithm.tag();
+                format::push_line(&mut line, tag.as_bytes(), &digest, file, options.style);
+                console.print(&line);
             }
-            let file = listing.files[index].as_bytes();
-            match result {
-                Ok(digest) => {
-                    line.clear();
-                    format::push_sum_line_for(
-                        &mut line,
-                        options.algorithm,
-                        &digest,
-                        file,
-                        options.style,
-                    );
-                    console.print(&line);
-                }
-                Err(e) => {
-                    console.error_about(file, &error_text(e.io_error()));
-                    ok = false;
-                }
+            Err(e) => {
+                console.error_about(file, &error_text(e.io_error()));
+                ok = false;
             }
-        },
-    );
+        }
+    };
+    let threads = options.thread_count();
+    match options.algorithm {
+        // MD5 and MD5-P/K: in the lanes.
+        DigestAlgorithm::Hash(algorithm) => {
+            hash_in_order(&inputs, algorithm, threads, &*progress, |i, r| {
+                each(i, r.map(|d| d.to_vec()));
+            });
+        }
+        // cksum's digests: beside the engine's reads.
+        DigestAlgorithm::Cksum(algorithm) => {
+            digests_in_order(&inputs, algorithm, threads, &*progress, |i, r| {
+                each(
+                    i,
+                    r.map(|v| match v {
+                        CksumValue::Digest(d) => d,
+                        CksumValue::Sum { .. } => Vec::new(),
+                    }),
+                );
+            });
+        }
+    }
     for e in errors {
         report(console, e);
     }

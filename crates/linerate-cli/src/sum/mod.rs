@@ -8,9 +8,11 @@
 //! Beyond md5sum, options of linerate's own, which md5sum rejects:
 //!
 //! - `-a`/`--algorithm ALGO`: `md5` (the default) or `md5pK`, RFC 1810's
-//!   MD5-P/K ([`linerate::HashAlgorithm`]). `--tag` lines carry the tag `MD5PK`
-//!   (`MD5P16 (name) = hex`). `--check` reads the function of a BSD line
-//!   from its tag, so one checksum file may mix `MD5` and `MD5P16` lines;
+//!   MD5-P/K ([`linerate::HashAlgorithm`]), or one of cksum's digests
+//!   (`sha1` ... `sha512`, `blake2b`, `sm3`: [`linerate::cksum`]). `--tag`
+//!   lines carry the tag `MD5PK` (`MD5P16 (name) = hex`), `SHA256`, ....
+//!   `--check` reads the function of a BSD line from its tag, so one
+//!   checksum file may mix `MD5`, `MD5P16` and `SHA256` lines;
 //!   untagged lines are checked with `-a`'s function. With `-w`, a malformed
 //!   line is "improperly formatted MD5 checksum line" as in md5sum, or
 //!   "improperly formatted MD5P16 checksum line" under `-a md5p16`.
@@ -87,7 +89,9 @@ Print or check MD5 (128-bit) checksums, or RFC 1810's MD5-P/K.
 
 With no FILE, or when FILE is -, read standard input.
   -a, --algorithm=ALGO  md5 (the default), or md5pK for MD5-P/K, K a multiple
-                          of 4 from 4 to 256: md5p4, md5p8, md5p16, ...
+                          of 4 from 4 to 256: md5p4, md5p8, md5p16, ...; or
+                          sha1, sha224, sha256, sha384, sha512, blake2b, sm3
+                          (the lines of sha256sum, b2sum, ...)
   -b, --binary          read in binary mode
   -c, --check           read checksums from the FILEs and check them
   -j, --threads=N       hash the FILEs on N threads, several files at a time
@@ -132,8 +136,8 @@ or where binary is insignificant), and name for each FILE.
 
 With --tag, MD5-P/K lines are tagged MD5PK: 'MD5P16 (FILE) = HEX'.
 When checking, a BSD-style line is checked with the function its tag
-names (MD5, MD5P16, ...), so one file may mix them; other lines are
-checked with --algorithm's function. With -w, a malformed line is reported
+names (MD5, MD5P16, SHA256, BLAKE2b-256, ... as cksum writes them), so one
+file may mix them; other lines are checked with --algorithm's function. With -w, a malformed line is reported
 as an 'improperly formatted MD5 checksum line' (MD5P16 under -a md5p16).
 --algorithm, --threads, --recursive, --follow, --exclude, --files-from and
 --null cannot be abbreviated; --threads applies to computing sums only.

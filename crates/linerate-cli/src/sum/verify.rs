@@ -10,10 +10,11 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
-use linerate::HashAlgorithm;
+use linerate::cksum::DigestAlgorithm;
 use linerate_files::read::Reader;
 use linerate_files::{FileError, Input, Progress};
-use linerate_sumfile::check::{self, Dialect, Layout, LineOf, Md5Family};
+use linerate_sumfile::check::{self, Dialect, Layout, LineOf};
+use linerate_sumfile::cksum::SumFamily;
 use linerate_sumfile::format;
 
 use super::args::CheckOptions;
@@ -38,33 +39,69 @@ pub trait Checker {
 }
 
 /// `linerate sum`'s checks: untagged lines with `-a`'s function, tagged
-/// ones with their tag's.
+/// ones (MD5, MD5-P/K, and cksum's SHA, BLAKE2b and SM3 tags) with their
+/// tag's.
 pub struct SumChecker {
-    /// `-a`: the function of untagged lines.
-    pub algorithm: HashAlgorithm,
+    dialect: SumFamily,
+}
+
+impl SumChecker {
+    /// Untagged lines are `algorithm`'s.
+    pub fn new(algorithm: DigestAlgorithm) -> SumChecker {
+        SumChecker {
+            dialect: SumFamily {
+                untagged: algorithm,
+            },
+        }
+    }
 }
 
 impl Checker for SumChecker {
-    type Dialect = Md5Family;
+    type Dialect = SumFamily;
 
-    fn dialect(&self) -> &Md5Family {
-        &Md5Family
+    fn dialect(&self) -> &SumFamily {
+        &self.dialect
     }
 
     fn label(&self) -> String {
         // md5sum's words for MD5; `-a`'s tag otherwise.
-        self.algorithm.tag()
+        self.dialect.untagged.tag()
     }
 
     fn matches(
         &mut self,
         input: Input<'_>,
-        line: &LineOf<Md5Family>,
+        line: &LineOf<SumFamily>,
         reader: &mut Reader,
         progress: &dyn Progress,
     ) -> Result<bool, FileError> {
-        let algorithm = line.tag.unwrap_or(self.algorithm);
-        Ok(reader.digest(input, algorithm, progress)? == line.digest)
+        Ok(digest_of(
+            input,
+            line.tag.unwrap_or(self.dialect.untagged),
+            reader,
+            progress,
+        )? == line.digest)
+    }
+}
+
+/// The digest of `input` with `algorithm`, read through `reader` (what
+/// `sum -c` and `cksum -c` check lines against).
+pub fn digest_of(
+    input: Input<'_>,
+    algorithm: DigestAlgorithm,
+    reader: &mut Reader,
+    progress: &dyn Progress,
+) -> Result<Vec<u8>, FileError> {
+    match algorithm {
+        DigestAlgorithm::Hash(a) => Ok(reader.digest(input, a, progress)?.to_vec()),
+        DigestAlgorithm::Cksum(a) => {
+            let mut hasher = a.hasher();
+            reader.absorb(input, progress, |data| hasher.update(data))?;
+            Ok(match hasher.finalize() {
+                linerate::cksum::CksumValue::Digest(d) => d,
+                linerate::cksum::CksumValue::Sum { .. } => Vec::new(),
+            })
+        }
     }
 }
 
@@ -74,9 +111,9 @@ pub fn run(
     console: &mut Console,
     files: &[std::ffi::OsString],
     options: CheckOptions,
-    algorithm: HashAlgorithm,
+    algorithm: DigestAlgorithm,
 ) -> bool {
-    run_with(console, files, options, SumChecker { algorithm })
+    run_with(console, files, options, SumChecker::new(algorithm))
 }
 
 /// [`run`] for any family of functions.

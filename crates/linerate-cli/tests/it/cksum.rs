@@ -323,3 +323,118 @@ sys.stdout.buffer.write(zlib.crc32(data).to_bytes(4, "big"))
         assert_eq!(String::from_utf8_lossy(&err), says, "{args:?}");
     }
 }
+
+/// `linerate sum -a` with cksum's digests prints what coreutils' sha*sum
+/// and b2sum print, and `sum -c` checks a manifest mixing their tagged
+/// lines with MD5 and MD5-P/K ones, each with its tag's function.
+#[test]
+fn sum_takes_cksum_digests_too() {
+    let Some(_) = gnu_cksum() else {
+        return;
+    };
+    let dir = awkward_tree();
+    let mut rng = Rng::new(0xc5_0004);
+    for len in [0, 64, 5000, 70_000] {
+        write(dir.path(), format!("h{len}").as_bytes(), &rng.bytes(len));
+    }
+    let mut names: Vec<OsString> = ["h0", "h64", "h5000", "h70000"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    names.extend(
+        AWKWARD_NAMES
+            .iter()
+            .take(5)
+            .map(|n| OsString::from_vec(n.to_vec())),
+    );
+    let tools = [
+        ("sha1", "sha1sum"),
+        ("sha224", "sha224sum"),
+        ("sha256", "sha256sum"),
+        ("sha384", "sha384sum"),
+        ("sha512", "sha512sum"),
+        ("blake2b", "b2sum"),
+    ];
+    let mut manifest = Vec::new();
+    for (algorithm, tool) in tools {
+        for tag in [false, true] {
+            let mut args = os(&["-a", algorithm]);
+            let mut theirs_args = Vec::new();
+            if tag {
+                args.push("--tag".into());
+                theirs_args.push(OsString::from("--tag"));
+            }
+            args.extend(names.clone());
+            theirs_args.extend(names.clone());
+            let ours = run(&[LINERATE, "sum"], &args, dir.path(), None);
+            let theirs = run(&[tool], &theirs_args, dir.path(), None);
+            assert_eq!(ours.0, Some(0), "{algorithm}");
+            assert!(ours.1 == theirs.1, "{algorithm} tag={tag}");
+            if tag {
+                manifest.extend_from_slice(&theirs.1);
+            }
+        }
+    }
+    // SM3 from cksum, MD5 from md5sum, MD5-P/16 from linerate.
+    let mut sm3 = os(&["-a", "sm3"]);
+    sm3.extend(names.clone());
+    manifest.extend_from_slice(&run(&["cksum"], &sm3, dir.path(), None).1);
+    let mut md5 = os(&["--tag"]);
+    md5.extend(names.clone());
+    manifest.extend_from_slice(&run(&["md5sum"], &md5, dir.path(), None).1);
+    let mut md5p = os(&["-a", "md5p16", "--tag"]);
+    md5p.extend(names.clone());
+    manifest.extend_from_slice(&run(&[LINERATE, "sum"], &md5p, dir.path(), None).1);
+    write(dir.path(), b"manifest", &manifest);
+    let lines = manifest.iter().filter(|&&b| b == b'\n').count();
+    let (status, out, err) = run(
+        &[LINERATE, "sum"],
+        &os(&["-c", "--quiet", "manifest"]),
+        dir.path(),
+        None,
+    );
+    assert_eq!(
+        (status, out.is_empty(), err.is_empty()),
+        (Some(0), true, true),
+        "{}",
+        String::from_utf8_lossy(&err)
+    );
+    let (_, out, _) = run(
+        &[LINERATE, "sum"],
+        &os(&["-c", "manifest"]),
+        dir.path(),
+        None,
+    );
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), lines);
+    // A changed file fails under every function that lists it.
+    write(dir.path(), b"h64", b"changed");
+    let (status, _, err) = run(
+        &[LINERATE, "sum"],
+        &os(&["-c", "--quiet", "manifest"]),
+        dir.path(),
+        None,
+    );
+    assert_eq!(status, Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&err),
+        "linerate: WARNING: 9 computed checksums did NOT match\n"
+    );
+    // Untagged lines are -a's function.
+    let mut sha = os(&[]);
+    sha.extend(names.clone());
+    write(
+        dir.path(),
+        b"sha",
+        &run(&["sha256sum"], &sha, dir.path(), None).1,
+    );
+    let (status, _, _) = run(
+        &[LINERATE, "sum"],
+        &os(&["-a", "sha256", "-c", "--quiet", "sha"]),
+        dir.path(),
+        None,
+    );
+    assert_eq!(status, Some(0), "untagged SHA-256 lines under -a sha256");
+    let (status, _, err) = run(&[LINERATE, "sum"], &os(&["-c", "sha"]), dir.path(), None);
+    assert_eq!(status, Some(1));
+    assert!(String::from_utf8_lossy(&err).contains("no properly formatted checksum lines found"));
+}

@@ -217,12 +217,12 @@ fn invalid_algorithms_are_usage_errors() {
             "invalid algorithm 'md5p016': MD5-P/K's K must be a multiple of 4 from 4 to 256",
         ),
         (
-            &[b"-a", b"sha1", b"a"],
-            "invalid algorithm 'sha1': give md5 or md5pK (K must be a multiple of 4 from 4 to 256, e.g. md5p16)",
+            &[b"-a", b"sha3", b"a"],
+            "invalid algorithm 'sha3': give md5, md5pK (K must be a multiple of 4 from 4 to 256, e.g. md5p16), sha1, sha224, sha256, sha384, sha512, blake2b or sm3",
         ),
         (
             &[b"-a", b"md5p", b"-c"],
-            "invalid algorithm 'md5p': give md5 or md5pK (K must be a multiple of 4 from 4 to 256, e.g. md5p16)",
+            "invalid algorithm 'md5p': give md5, md5pK (K must be a multiple of 4 from 4 to 256, e.g. md5p16), sha1, sha224, sha256, sha384, sha512, blake2b or sm3",
         ),
         (&[b"a", b"-a"], "option requires an argument -- 'a'"),
         (
