@@ -206,6 +206,15 @@ impl CksumHasher {
     /// The next bytes.
     pub fn update(&mut self, data: &[u8]) {
         self.bytes += data.len() as u64;
+        match self.state {
+            // The CRCs run at memory speed; the others are slower than
+            // memory and get their next page prefetched.
+            State::Crc(_) | State::Crc32b(_) => self.absorb(data),
+            _ => crate::cpu::in_pages(data, |page| self.absorb(page)),
+        }
+    }
+
+    fn absorb(&mut self, data: &[u8]) {
         match &mut self.state {
             // Wide enough not to overflow before 2^56 bytes; folded at the end.
             State::Sysv(sum) => *sum += data.iter().map(|&b| u64::from(b)).sum::<u64>(),

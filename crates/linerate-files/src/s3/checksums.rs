@@ -170,11 +170,13 @@ impl PartSums {
         for crc in &mut self.crcs {
             crc.update(data);
         }
+        // The SHAs are slower than memory: each page prefetched before
+        // they take it (linerate::cpu::in_pages).
         if let Some(sha1) = &mut self.sha1 {
-            sha1.update(data);
+            linerate::cpu::in_pages(data, |page| sha1.update(page));
         }
         if let Some(sha256) = &mut self.sha256 {
-            sha256.update(data);
+            linerate::cpu::in_pages(data, |page| sha256.update(page));
         }
     }
 
