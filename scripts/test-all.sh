@@ -16,6 +16,9 @@ ensure_commands md5sum:coreutils openssl:openssl python3:python3 cc:gcc \
 # crates/linerate-cli/tests/it/report_browser.rs checks; tcpdump -M checks
 # the TCP-MD5 digests `linerate packets sign` writes (tests/it/packets_tcp.rs).
 ensure_commands chromium:chromium tcpdump:tcpdump
+# hashdeep's md5deep and sha256deep read the dual manifests of sum --also
+# (crates/linerate-cli/tests/it/cksum.rs).
+ensure_commands md5deep:hashdeep
 # tshark and scapy (in .venv-peers) are the peers `linerate packets` is
 # tested against (crates/linerate-cli/tests/packets_peer.rs); installed
 # here, so that those tests fail rather than skip if one is missing.

@@ -100,6 +100,23 @@ pub fn digests_in_order(
             each(i, r.map(|d| CksumValue::Digest(d.to_vec())));
         });
     }
+    several_in_order(inputs, None, &[algorithm], threads, progress, |i, r| {
+        each(i, r.map(|(_, mut values)| values.remove(0)));
+    });
+}
+
+/// Several functions of every one of `inputs` from one read of each (a
+/// dual manifest's MD5 and SHA-256): `lanes`' digest in the lanes of the
+/// multi-buffer engine if given, and each of `beside` from the pieces the
+/// engine reads; outcomes in input order as for [`hash_in_order`].
+pub fn several_in_order(
+    inputs: &[Input<'_>],
+    lanes: Option<HashAlgorithm>,
+    beside: &[CksumAlgorithm],
+    threads: usize,
+    progress: &dyn Progress,
+    mut each: impl FnMut(usize, Result<([u8; 16], Vec<CksumValue>), FileError>),
+) {
     let mut jobs = Vec::new();
     let routes: Vec<Option<usize>> = inputs
         .iter()
@@ -112,21 +129,32 @@ pub fn digests_in_order(
             Some(jobs.len() - 1)
         })
         .collect();
-    let source = Files::new(&jobs, |index| CksumTag {
+    let hashers = || beside.iter().map(|a| a.hasher()).collect::<Vec<_>>();
+    let source = Files::new(&jobs, |index| SeveralTag {
         index,
-        hasher: Some(algorithm.hasher()),
+        hashers: hashers(),
     });
-    engine::run_beside(source, threads, progress, |results| {
-        let mut arrived: Vec<Option<Result<CksumValue, FileError>>> =
+    let finish =
+        |hashers: Vec<CksumHasher>| hashers.into_iter().map(CksumHasher::finalize).collect();
+    let consume = |results: &Results<'_, SeveralTag>| {
+        let mut arrived: Vec<Option<Result<([u8; 16], Vec<CksumValue>), FileError>>> =
             std::iter::repeat_with(|| None).take(jobs.len()).collect();
         let mut reader = Reader::default();
-        for (index, (input, route)) in inputs.iter().zip(routes).enumerate() {
-            let result = match route {
+        for (index, (input, route)) in inputs.iter().zip(routes.iter()).enumerate() {
+            let result = match *route {
                 None => {
-                    let mut hasher = algorithm.hasher();
-                    let read = reader.absorb(*input, progress, |data| hasher.update(data));
+                    let mut digest = lanes.map(HashAlgorithm::hasher);
+                    let mut others = hashers();
+                    let read = reader.absorb(*input, progress, |data| {
+                        if let Some(digest) = &mut digest {
+                            digest.update(data);
+                        }
+                        for hasher in &mut others {
+                            hasher.update(data);
+                        }
+                    });
                     progress.file_done();
-                    read.map(|()| hasher.finalize())
+                    read.map(|()| (digest.map_or([0; 16], |d| d.finalize()), finish(others)))
                 }
                 Some(job) => {
                     progress.begin_file(*input, None);
@@ -139,12 +167,8 @@ pub fn digests_in_order(
                                 "a worker thread failed",
                             )));
                         };
-                        let CksumTag { index, hasher } = tag;
-                        arrived[index] = Some(result.and_then(|_| {
-                            hasher
-                                .map(CksumHasher::finalize)
-                                .ok_or_else(FileError::changed)
-                        }));
+                        let SeveralTag { index, hashers } = tag;
+                        arrived[index] = Some(result.map(|digest| (digest, finish(hashers))));
                     };
                     progress.end_file();
                     result
@@ -152,19 +176,23 @@ pub fn digests_in_order(
             };
             each(index, result);
         }
-    });
+    };
+    match lanes {
+        Some(algorithm) => engine::run(source, algorithm, threads, progress, consume),
+        None => engine::run_beside(source, threads, progress, consume),
+    }
 }
 
-/// A whole file's tag for [`digests_in_order`]: its job, and the function
+/// A whole file's tag for [`several_in_order`]: its job, and the functions
 /// computed from the pieces the engine reads.
-struct CksumTag {
+struct SeveralTag {
     index: usize,
-    hasher: Option<CksumHasher>,
+    hashers: Vec<CksumHasher>,
 }
 
-impl Tag for CksumTag {
+impl Tag for SeveralTag {
     fn beside(&mut self, piece: &[u8]) {
-        if let Some(hasher) = &mut self.hasher {
+        for hasher in &mut self.hashers {
             hasher.update(piece);
         }
     }

@@ -4,7 +4,8 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
 use super::getopt::{Getopt, LongOption};
-use linerate::cksum::DigestAlgorithm;
+use linerate::HashAlgorithm;
+use linerate::cksum::{CksumAlgorithm, DigestAlgorithm};
 use linerate_files::tree::{Exclude, WalkOptions};
 use linerate_sumfile::format::LineStyle;
 use linerate_sumfile::quote::{self, Charset};
@@ -36,6 +37,9 @@ pub struct Options {
     pub check_options: CheckOptions,
     /// `-a`: the function computed, and checked on untagged lines.
     pub algorithm: DigestAlgorithm,
+    /// `--also`: more digests of each file, from the same read, printed as
+    /// tagged lines after the main one.
+    pub also: Vec<CksumAlgorithm>,
     /// `-j`: threads hashing files; `None` for one per available core.
     pub threads: Option<usize>,
     /// `-r`: directories among the operands are walked for their files.
@@ -93,6 +97,8 @@ pub(crate) enum Flag {
     Version,
     /// `-a ALGO` (takes an argument).
     Algorithm,
+    /// `--also ALGO`: another digest of each file, in the same pass.
+    Also,
     /// `-j N` (takes an argument).
     Threads,
     /// `-r`.
@@ -134,6 +140,10 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     LongOption {
         name: "algorithm",
         value: Flag::Algorithm,
+    },
+    LongOption {
+        name: "also",
+        value: Flag::Also,
     },
     LongOption {
         name: "threads",
@@ -220,6 +230,7 @@ pub(crate) struct Given {
     zero: bool,
     pub(crate) check_options: CheckOptions,
     algorithm: DigestAlgorithm,
+    also: Vec<CksumAlgorithm>,
     threads: Option<usize>,
     tree: TreeGiven,
 }
@@ -258,6 +269,7 @@ impl Given {
             Flag::Help
             | Flag::Version
             | Flag::Algorithm
+            | Flag::Also
             | Flag::Threads
             | Flag::Exclude
             | Flag::FilesFrom => {}
@@ -270,6 +282,22 @@ impl Given {
         match flag {
             Flag::Algorithm => {
                 self.algorithm = DigestAlgorithm::from_name(argument.as_bytes()).map_err(|e| e.0)?
+            }
+            Flag::Also => {
+                let algorithm = match DigestAlgorithm::from_name(argument.as_bytes()) {
+                    Ok(DigestAlgorithm::Cksum(a)) => a,
+                    Ok(DigestAlgorithm::Hash(HashAlgorithm::Md5)) => CksumAlgorithm::Md5,
+                    _ => {
+                        return Err(format!(
+                            "invalid algorithm '{}' for --also: give md5, sha1, sha224, \
+                             sha256, sha384, sha512, blake2b or sm3",
+                            String::from_utf8_lossy(argument.as_bytes())
+                        ));
+                    }
+                };
+                if !self.also.contains(&algorithm) {
+                    self.also.push(algorithm);
+                }
             }
             Flag::Threads => self.threads = Some(parse_threads(argument.as_bytes())?),
             Flag::Exclude => {
@@ -347,6 +375,10 @@ impl Given {
                 t.null && t.files_from.is_none(),
                 "the --null option is meaningful only with --files-from",
             ),
+            (
+                !self.also.is_empty() && self.check,
+                "the --also option is meaningless when verifying checksums (tagged lines of every digest are checked)",
+            ),
         ];
         first_failed(&checks)
     }
@@ -416,6 +448,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
         style: given.style(),
         check_options: given.check_options,
         algorithm: given.algorithm,
+        also: given.also.clone(),
         threads: given.threads,
         recursive: tree.recursive,
         walk: WalkOptions {
@@ -452,7 +485,6 @@ pub(crate) fn parse_threads(argument: &[u8]) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linerate::HashAlgorithm;
 
     fn parse_strs(args: &[&str]) -> Result<Command, UsageError> {
         let args: Vec<OsString> = args.iter().map(OsString::from).collect();

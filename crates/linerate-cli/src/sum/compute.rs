@@ -3,19 +3,23 @@
 //! threads, many at a time in the lanes of the multi-buffer engine, the
 //! rest (standard input, pipes, devices) read in order. Each error is
 //! reported in its place among the lines, so stdout, stderr and the exit
-//! status do not depend on `-j`.
+//! status do not depend on `-j`. With `--also`, each file's other digests
+//! follow its line as tagged lines, all from one read of the file.
 
 use std::os::unix::ffi::OsStrExt;
 
 use linerate::cksum::{CksumValue, DigestAlgorithm};
 use linerate_files::FileError;
-use linerate_files::whole::{digests_in_order, hash_in_order};
-use linerate_sumfile::format;
+use linerate_files::whole::{digests_in_order, hash_in_order, several_in_order};
+use linerate_sumfile::format::{self, LineStyle};
 
 use super::args::Options;
 use super::console::{Console, error_text};
 use super::files_from::{Listing, Misfortune};
 use super::input;
+
+/// A file's digests: the main one, then `--also`'s.
+type Digests = (Vec<u8>, Vec<Vec<u8>>);
 
 /// Prints the checksum line of every file of `listing`, and its errors each
 /// in its place; true if all could be read.
@@ -28,16 +32,25 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
     };
     let inputs: Vec<_> = listing.files.iter().map(|f| input(f)).collect();
     let progress = std::sync::Arc::clone(&console.progress);
-    let mut each = |index: usize, result: Result<Vec<u8>, FileError>| {
+    let main_tag = options.algorithm.tag();
+    let also_tags: Vec<String> = options.also.iter().map(|a| a.tag()).collect();
+    // The other digests are tagged, so that -c tells them apart.
+    let also_style = LineStyle {
+        tagged: true,
+        ..options.style
+    };
+    let mut each = |index: usize, result: Result<Digests, FileError>| {
         while let Some(e) = errors.next_if(|e| e.index <= index) {
             report(console, e);
         }
         let file = listing.files[index].as_bytes();
         match result {
-            Ok(digest) => {
+            Ok((digest, also)) => {
                 line.clear();
-                let tag = options.algorithm.tag();
-                format::push_line(&mut line, tag.as_bytes(), &digest, file, options.style);
+                format::push_line(&mut line, main_tag.as_bytes(), &digest, file, options.style);
+                for (tag, digest) in also_tags.iter().zip(&also) {
+                    format::push_line(&mut line, tag.as_bytes(), digest, file, also_style);
+                }
                 console.print(&line);
             }
             Err(e) => {
@@ -46,22 +59,42 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
             }
         }
     };
+    let digest = |value: CksumValue| match value {
+        CksumValue::Digest(d) => d,
+        CksumValue::Sum { .. } => Vec::new(),
+    };
     let threads = options.thread_count();
-    match options.algorithm {
-        // MD5 and MD5-P/K: in the lanes.
-        DigestAlgorithm::Hash(algorithm) => {
+    match (options.algorithm, options.also.is_empty()) {
+        // MD5 and MD5-P/K alone: in the lanes.
+        (DigestAlgorithm::Hash(algorithm), true) => {
             hash_in_order(&inputs, algorithm, threads, &*progress, |i, r| {
-                each(i, r.map(|d| d.to_vec()));
+                each(i, r.map(|d| (d.to_vec(), Vec::new())));
             });
         }
-        // cksum's digests: beside the engine's reads.
-        DigestAlgorithm::Cksum(algorithm) => {
+        // cksum's digests alone: beside the engine's reads.
+        (DigestAlgorithm::Cksum(algorithm), true) => {
             digests_in_order(&inputs, algorithm, threads, &*progress, |i, r| {
+                each(i, r.map(|v| (digest(v), Vec::new())));
+            });
+        }
+        // Several: one read of each file for all of them, the main one in
+        // the lanes when it is MD5 or MD5-P/K.
+        (main, false) => {
+            let (lanes, mut beside) = match main {
+                DigestAlgorithm::Hash(a) => (Some(a), Vec::new()),
+                DigestAlgorithm::Cksum(a) => (None, vec![a]),
+            };
+            beside.extend(options.also.iter().copied());
+            several_in_order(&inputs, lanes, &beside, threads, &*progress, |i, r| {
                 each(
                     i,
-                    r.map(|v| match v {
-                        CksumValue::Digest(d) => d,
-                        CksumValue::Sum { .. } => Vec::new(),
+                    r.map(|(lanes_digest, values)| {
+                        let mut values = values.into_iter().map(digest);
+                        let main = match lanes {
+                            Some(_) => lanes_digest.to_vec(),
+                            None => values.next().unwrap_or_default(),
+                        };
+                        (main, values.collect())
                     }),
                 );
             });

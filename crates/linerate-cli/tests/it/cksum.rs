@@ -438,3 +438,73 @@ fn sum_takes_cksum_digests_too() {
     assert_eq!(status, Some(1));
     assert!(String::from_utf8_lossy(&err).contains("no properly formatted checksum lines found"));
 }
+
+/// `sum -r --also sha256`: each file's MD5 line (md5sum's) followed by its
+/// SHA-256 line (`sha256sum --tag`'s), from one read; `sum -c` checks both,
+/// and hashdeep's md5deep and sha256deep each match every file from the
+/// lines they read.
+#[test]
+fn dual_manifests_from_one_pass() {
+    let dir = awkward_tree();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("sub")).expect("mkdir");
+    let mut rng = Rng::new(0xc5_0005);
+    let mut names = Vec::new();
+    for (i, len) in [0usize, 1, 4096, 70_000, 3 << 20].into_iter().enumerate() {
+        let name = if i % 2 == 0 {
+            format!("f{i}")
+        } else {
+            format!("sub/f{i}")
+        };
+        write(&tree, name.as_bytes(), &rng.bytes(len));
+        names.push(name);
+    }
+    names.sort();
+    for threads in ["1", "3"] {
+        let (status, manifest, _) = run(
+            &[LINERATE, "sum"],
+            &os(&["-r", "--also", "sha256", "-j", threads, "tree"]),
+            dir.path(),
+            None,
+        );
+        assert_eq!(status, Some(0));
+        let lines: Vec<&[u8]> = manifest.split_inclusive(|&b| b == b'\n').collect();
+        assert_eq!(lines.len(), 2 * names.len());
+        for (pair, name) in lines.chunks(2).zip(&names) {
+            let path = format!("tree/{name}");
+            let md5 = run(&["md5sum"], &os(&[&path]), dir.path(), None).1;
+            let sha = run(&["sha256sum"], &os(&["--tag", &path]), dir.path(), None).1;
+            assert_eq!(
+                (pair[0], pair[1]),
+                (&md5[..], &sha[..]),
+                "{name} -j {threads}"
+            );
+        }
+        write(dir.path(), b"dual", &manifest);
+    }
+    let (status, out, _) = run(&[LINERATE, "sum"], &os(&["-c", "dual"]), dir.path(), None);
+    assert_eq!(status, Some(0));
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 2 * names.len());
+    // hashdeep's tools, where installed: each reads its own lines.
+    for tool in ["md5deep", "sha256deep"] {
+        let mut args = os(&["-r", "-m", "dual"]);
+        args.push("tree".into());
+        let out = Command::new(tool)
+            .args(&args)
+            .current_dir(dir.path())
+            .output();
+        let Ok(out) = out else {
+            peer_missing(&format!(
+                "{tool} (hashdeep) not installed: run scripts/setup.sh"
+            ));
+            continue;
+        };
+        let matched = out.stdout.iter().filter(|&&b| b == b'\n').count();
+        assert_eq!(
+            matched,
+            names.len(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
