@@ -105,6 +105,10 @@ pub fn digests_in_order(
     });
 }
 
+/// What [`several_in_order`] gives for one input: the lanes' digest (zeros
+/// without one) and the other functions' values, in order.
+pub type Several = ([u8; 16], Vec<CksumValue>);
+
 /// Several functions of every one of `inputs` from one read of each (a
 /// dual manifest's MD5 and SHA-256): `lanes`' digest in the lanes of the
 /// multi-buffer engine if given, and each of `beside` from the pieces the
@@ -115,7 +119,7 @@ pub fn several_in_order(
     beside: &[CksumAlgorithm],
     threads: usize,
     progress: &dyn Progress,
-    mut each: impl FnMut(usize, Result<([u8; 16], Vec<CksumValue>), FileError>),
+    mut each: impl FnMut(usize, Result<Several, FileError>),
 ) {
     let mut jobs = Vec::new();
     let routes: Vec<Option<usize>> = inputs
@@ -137,7 +141,7 @@ pub fn several_in_order(
     let finish =
         |hashers: Vec<CksumHasher>| hashers.into_iter().map(CksumHasher::finalize).collect();
     let consume = |results: &Results<'_, SeveralTag>| {
-        let mut arrived: Vec<Option<Result<([u8; 16], Vec<CksumValue>), FileError>>> =
+        let mut arrived: Vec<Option<Result<Several, FileError>>> =
             std::iter::repeat_with(|| None).take(jobs.len()).collect();
         let mut reader = Reader::default();
         for (index, (input, route)) in inputs.iter().zip(routes.iter()).enumerate() {
