@@ -7,8 +7,10 @@ lab's single-core read row, in alternating rounds, medians.
     python3 scripts/bench_s3_checksums.py [--linerate target/release/linerate]
         [--file PATH] [--gib 4] [--rounds 7] [--python .venv-peers/bin/python]
 
-The file (random bytes, made once if missing) is read back once first so
-that it is in the page cache. awscrt's CRCs run in the Python given (it
+The file (random bytes, made once if missing) is dropped from the page
+cache (as root) and read back whole first, so that it is cached the way a
+first read leaves it (how pages came into the cache changes the cost of
+mapping them: a file partly evicted and read back costs up to 1.5x more). awscrt's CRCs run in the Python given (it
 must have awscrt installed: scripts/setup.sh puts it in .venv-peers),
 reading the file in 8 MiB `readinto` chunks, the way a Python program
 would.
@@ -74,6 +76,10 @@ def main():
         with open(args.file, "wb") as f:
             for i in range(size // len(chunk)):
                 f.write(chunk[i % 256 :] + chunk[: i % 256])
+    if os.geteuid() == 0:
+        subprocess.run(["sync"], check=True)
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
     subprocess.run(["cat", args.file], check=True, stdout=subprocess.DEVNULL)
 
     commands = {}
