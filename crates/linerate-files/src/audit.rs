@@ -13,6 +13,12 @@
 //! 3. Files found but not listed are new, except the manifest itself; walk
 //!    errors are reported unless they concern a listed path, whose own
 //!    outcome says it.
+//! 4. A manifest may list a path once per function (a dual manifest of
+//!    `sum --also`: MD5 and SHA-256): the path is one record, matched only
+//!    if every function matches, and a changed one says which differ.
+//! 5. A missing path whose every listed digest a new file has moved there:
+//!    one `Moved` record instead of missing + new (new files are hashed
+//!    for this only when something is missing).
 //!
 //! Records come back sorted by path, so the report does not depend on the
 //! walk's order, `-j` or the order of the manifest.
@@ -24,7 +30,7 @@ use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 
-use linerate::HashAlgorithm;
+use linerate::cksum::{CksumValue, DigestAlgorithm};
 use linerate_sumfile::manifest::{Defect, Entry};
 use linerate_sumfile::paths;
 
@@ -42,6 +48,9 @@ pub enum Status {
     Missing,
     /// There, and not listed.
     New,
+    /// Listed, not there, and found under this other path (not listed)
+    /// with every digest the manifest gives it.
+    Moved(Vec<u8>),
     /// Listed but unreadable, or met by the walk and unreadable: why.
     Error(String),
 }
@@ -52,6 +61,9 @@ pub enum Status {
 pub struct Record {
     pub path: Vec<u8>,
     pub status: Status,
+    /// For a file listed under several functions: which differ and which
+    /// match (`SHA256 differs, MD5 matches`).
+    pub detail: Option<String>,
 }
 
 /// How many files (and defective manifest lines) of each kind.
@@ -61,6 +73,7 @@ pub struct Counts {
     pub changed: u64,
     pub missing: u64,
     pub new: u64,
+    pub moved: u64,
     pub errors: u64,
     pub malformed_lines: u64,
 }
@@ -77,17 +90,22 @@ impl Counts {
                 Status::Changed => &mut counts.changed,
                 Status::Missing => &mut counts.missing,
                 Status::New => &mut counts.new,
+                Status::Moved(_) => &mut counts.moved,
                 Status::Error(_) => &mut counts.errors,
             } += 1;
         }
         counts
     }
 
-    /// Whether the audit passes: nothing changed, missing or unreadable and
-    /// every manifest line sound; with `strict`, nothing new either.
+    /// Whether the audit passes: nothing changed, missing, moved or
+    /// unreadable and every manifest line sound; with `strict`, nothing new
+    /// either. (A moved file was missing + new before moves were told
+    /// apart: it still fails, as a manifest audited against the wrong
+    /// directory must.)
     pub fn ok(&self, strict: bool) -> bool {
         self.changed == 0
             && self.missing == 0
+            && self.moved == 0
             && self.errors == 0
             && self.malformed_lines == 0
             && (!strict || self.new == 0)
@@ -154,22 +172,49 @@ pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec
     queue.hash(entries, target.threads, progress, &mut statuses);
 
     let listed: HashSet<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-    let mut records: Vec<Record> = entries
+    // One record per listed path: a dual manifest lists a path once per
+    // function, and the path is matched only if every function matches.
+    let mut by_key: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut first_of: HashMap<&[u8], usize> = HashMap::new();
+    for (i, key) in keys.iter().enumerate() {
+        match first_of.get(key.as_slice()) {
+            Some(&at) => by_key[at].1.push(i),
+            None => {
+                first_of.insert(key, by_key.len());
+                by_key.push((i, vec![i]));
+            }
+        }
+    }
+    let mut records: Vec<Record> = by_key
         .iter()
-        .zip(statuses)
-        .map(|(entry, status)| Record {
-            path: entry.name.clone(),
-            // Every entry was either classified or queued and hashed.
-            status: status.unwrap_or_else(|| Status::Error("not hashed".to_string())),
-        })
+        .map(|(first, members)| combine(entries, &statuses, *first, members))
         .collect();
     let manifest = target.manifest.and_then(Identity::of);
+    let mut new_files = Vec::new();
     for (key, shown) in walked.files {
         let own = manifest.as_ref().is_some_and(|m| m.is(&key));
         if !listed.contains(key.as_slice()) && !own {
+            new_files.push((key, shown));
+        }
+    }
+    let moves = find_moves(
+        entries,
+        &by_key,
+        &records,
+        &new_files,
+        target.threads,
+        progress,
+    );
+    for &(record_index, new_index) in &moves {
+        records[record_index].status = Status::Moved(new_files[new_index].1.clone());
+    }
+    let moved_to: HashSet<usize> = moves.iter().map(|&(_, n)| n).collect();
+    for (i, (_, shown)) in new_files.into_iter().enumerate() {
+        if !moved_to.contains(&i) {
             records.push(Record {
                 path: shown,
                 status: Status::New,
+                detail: None,
             });
         }
     }
@@ -178,11 +223,154 @@ pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec
             records.push(Record {
                 path: shown,
                 status: Status::Error(reason(&error)),
+                detail: None,
             });
         }
     }
     records.sort_unstable();
     records
+}
+
+/// The record of a listed path from its entries' statuses: an error or a
+/// missing file first; changed if any function differs (saying which,
+/// when there are several); else matched.
+fn combine(
+    entries: &[Entry],
+    statuses: &[Option<Status>],
+    first: usize,
+    members: &[usize],
+) -> Record {
+    let status_of = |i: usize| {
+        // Every entry was either classified or queued and hashed.
+        statuses[i]
+            .clone()
+            .unwrap_or_else(|| Status::Error("not hashed".to_string()))
+    };
+    let all: Vec<Status> = members.iter().map(|&i| status_of(i)).collect();
+    let path = entries[first].name.clone();
+    let status = all
+        .iter()
+        .find(|s| matches!(s, Status::Error(_)))
+        .or_else(|| all.iter().find(|s| **s == Status::Missing))
+        .or_else(|| all.iter().find(|s| **s == Status::Changed))
+        .cloned()
+        .unwrap_or(Status::Matched);
+    let detail = (members.len() > 1 && status == Status::Changed).then(|| {
+        let names = |wanted: &Status| {
+            members
+                .iter()
+                .zip(&all)
+                .filter(|(_, s)| *s == wanted)
+                .map(|(&i, _)| entries[i].algorithm.tag())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (differ, same) = (names(&Status::Changed), names(&Status::Matched));
+        if same.is_empty() {
+            format!("{differ} differ")
+        } else {
+            format!("{differ} differs, {same} matches")
+        }
+    });
+    Record {
+        path,
+        status,
+        detail,
+    }
+}
+
+/// Files that moved: each missing path whose every listed digest some new
+/// file (not listed) has, paired with the first such file: (index of the
+/// missing record, index of the new file). Only hashed when both exist.
+fn find_moves(
+    entries: &[Entry],
+    by_key: &[(usize, Vec<usize>)],
+    records: &[Record],
+    new_files: &[(Vec<u8>, Vec<u8>)],
+    threads: usize,
+    progress: &dyn Progress,
+) -> Vec<(usize, usize)> {
+    let missing: Vec<usize> = (0..records.len())
+        .filter(|&r| records[r].status == Status::Missing)
+        .collect();
+    if missing.is_empty() || new_files.is_empty() {
+        return Vec::new();
+    }
+    let mut algorithms: Vec<DigestAlgorithm> = Vec::new();
+    for &r in &missing {
+        for &i in &by_key[r].1 {
+            if !algorithms.contains(&entries[i].algorithm) {
+                algorithms.push(entries[i].algorithm);
+            }
+        }
+    }
+    let paths: Vec<OsString> = new_files.iter().map(|(key, _)| openable(key)).collect();
+    let inputs: Vec<Input<'_>> = paths.iter().map(|p| Input::Path(p)).collect();
+    // Each new file's digest under each function (None if unreadable).
+    let mut digests: HashMap<(usize, DigestAlgorithm), Vec<u8>> = HashMap::new();
+    for &algorithm in &algorithms {
+        digests_of(&inputs, algorithm, threads, progress, |k, digest| {
+            digests.insert((k, algorithm), digest);
+        });
+    }
+    let mut taken = HashSet::new();
+    let mut moves = Vec::new();
+    for r in missing {
+        let members = &by_key[r].1;
+        let found = (0..new_files.len()).find(|k| {
+            !taken.contains(k)
+                && members
+                    .iter()
+                    .all(|&i| digests.get(&(*k, entries[i].algorithm)) == Some(&entries[i].digest))
+        });
+        if let Some(k) = found {
+            taken.insert(k);
+            moves.push((r, k));
+        }
+    }
+    moves
+}
+
+/// The digest of each of `inputs` that could be read, with `algorithm`:
+/// MD5 and MD5-P/K in the lanes, cksum's digests beside the reads.
+fn digests_of(
+    inputs: &[Input<'_>],
+    algorithm: DigestAlgorithm,
+    threads: usize,
+    progress: &dyn Progress,
+    mut each: impl FnMut(usize, Vec<u8>),
+) {
+    digests_or_errors(inputs, algorithm, threads, progress, |k, result| {
+        if let Ok(digest) = result {
+            each(k, digest);
+        }
+    });
+}
+
+/// Every input's digest with `algorithm`, or why it failed, in order.
+fn digests_or_errors(
+    inputs: &[Input<'_>],
+    algorithm: DigestAlgorithm,
+    threads: usize,
+    progress: &dyn Progress,
+    mut each: impl FnMut(usize, Result<Vec<u8>, FileError>),
+) {
+    match algorithm {
+        DigestAlgorithm::Hash(a) => whole::hash_in_order(inputs, a, threads, progress, |k, r| {
+            each(k, r.map(|d| d.to_vec()));
+        }),
+        DigestAlgorithm::Cksum(a) => {
+            whole::digests_in_order(inputs, a, threads, progress, |k, r| {
+                each(
+                    k,
+                    r.map(|v| match v {
+                        CksumValue::Digest(d) => d,
+                        CksumValue::Sum { .. } => Vec::new(),
+                    }),
+                );
+            })
+        }
+    }
 }
 
 /// What the walk found: regular files (lexical key, path shown) and errors.
@@ -251,11 +439,11 @@ fn unwalked(key: &[u8]) -> Option<Status> {
 /// Listed files to hash, one list per function.
 #[derive(Default)]
 struct Queue {
-    groups: Vec<(HashAlgorithm, Vec<usize>, Vec<OsString>)>,
+    groups: Vec<(DigestAlgorithm, Vec<usize>, Vec<OsString>)>,
 }
 
 impl Queue {
-    fn push(&mut self, entry: usize, algorithm: HashAlgorithm, key: &[u8]) {
+    fn push(&mut self, entry: usize, algorithm: DigestAlgorithm, key: &[u8]) {
         let at = match self.groups.iter().position(|g| g.0 == algorithm) {
             Some(at) => at,
             None => {
@@ -288,7 +476,7 @@ impl Queue {
         }
         for (algorithm, indices, files) in &self.groups {
             let inputs: Vec<Input<'_>> = files.iter().map(|f| Input::Path(f)).collect();
-            whole::hash_in_order(&inputs, *algorithm, threads, progress, |k, result| {
+            digests_or_errors(&inputs, *algorithm, threads, progress, |k, result| {
                 // One outcome per file, in the order of `files`.
                 let i = indices[k];
                 statuses[i] = Some(verdict(&entries[i], result));
@@ -297,7 +485,7 @@ impl Queue {
     }
 }
 
-fn verdict(entry: &Entry, result: Result<[u8; 16], FileError>) -> Status {
+fn verdict(entry: &Entry, result: Result<Vec<u8>, FileError>) -> Status {
     match result {
         Ok(digest) if digest == entry.digest => Status::Matched,
         Ok(_) => Status::Changed,

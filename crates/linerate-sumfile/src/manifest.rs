@@ -12,17 +12,18 @@ use std::collections::hash_map::Entry as Slot;
 use std::io::{self, BufRead};
 
 use crate::check::{self, Layout};
+use crate::cksum::SumFamily;
 use crate::paths::normalize;
-use linerate::HashAlgorithm;
+use linerate::cksum::DigestAlgorithm;
 
 /// A file the manifest lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// The path, normalised: relative to the audited directory, or absolute.
     pub name: Vec<u8>,
-    pub digest: [u8; 16],
+    pub digest: Vec<u8>,
     /// The line's tag's function, else `-a`'s.
-    pub algorithm: HashAlgorithm,
+    pub algorithm: DigestAlgorithm,
     /// 1-based.
     pub line: u64,
 }
@@ -39,7 +40,8 @@ pub struct Defect {
 pub enum DefectKind {
     /// Not a checksum line `linerate sum -c` accepts.
     Malformed,
-    /// The path `name` (normalised) was listed first on line `first`.
+    /// The path `name` (normalised) was listed first on line `first`, with
+    /// the same function (a dual manifest lists each path once per function).
     Duplicate { first: u64, name: Vec<u8> },
 }
 
@@ -61,12 +63,16 @@ pub struct Manifest {
     pub defects: Vec<Defect>,
 }
 
-/// Reads every line of `reader`; untagged lines are hashed with `algorithm`.
-/// Fails only if reading fails.
-pub fn read(mut reader: impl BufRead, algorithm: HashAlgorithm) -> io::Result<Manifest> {
+/// Reads every line of `reader`; untagged lines are hashed with `algorithm`,
+/// tagged ones (MD5, MD5-P/K, SHA-256, ...) with their tag's. Fails only if
+/// reading fails.
+pub fn read(mut reader: impl BufRead, algorithm: DigestAlgorithm) -> io::Result<Manifest> {
+    let dialect = SumFamily {
+        untagged: algorithm,
+    };
     let mut manifest = Manifest::default();
     let mut layout = Layout::default();
-    let mut first_line: HashMap<Vec<u8>, u64> = HashMap::new();
+    let mut first_line: HashMap<(Vec<u8>, DigestAlgorithm), u64> = HashMap::new();
     let mut raw = Vec::new();
     for line in 1u64.. {
         raw.clear();
@@ -76,7 +82,7 @@ pub fn read(mut reader: impl BufRead, algorithm: HashAlgorithm) -> io::Result<Ma
         let Some(content) = check::line_content(&raw) else {
             continue;
         };
-        let Some(parsed) = check::parse_check_line_in(content, &mut layout) else {
+        let Some(parsed) = check::parse_line(&dialect, content, &mut layout) else {
             manifest.defects.push(Defect {
                 line,
                 kind: DefectKind::Malformed,
@@ -84,19 +90,20 @@ pub fn read(mut reader: impl BufRead, algorithm: HashAlgorithm) -> io::Result<Ma
             continue;
         };
         let name = normalize(&parsed.name);
-        match first_line.entry(name) {
+        let function = parsed.tag.unwrap_or(algorithm);
+        match first_line.entry((name, function)) {
             Slot::Occupied(slot) => manifest.defects.push(Defect {
                 line,
                 kind: DefectKind::Duplicate {
                     first: *slot.get(),
-                    name: slot.key().clone(),
+                    name: slot.key().0.clone(),
                 },
             }),
             Slot::Vacant(slot) => {
                 manifest.entries.push(Entry {
-                    name: slot.key().clone(),
+                    name: slot.key().0.clone(),
                     digest: parsed.digest,
-                    algorithm: parsed.tag.unwrap_or(algorithm),
+                    algorithm: function,
                     line,
                 });
                 slot.insert(line);
@@ -109,15 +116,14 @@ pub fn read(mut reader: impl BufRead, algorithm: HashAlgorithm) -> io::Result<Ma
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linerate::HashAlgorithm;
 
     const HEX: &str = "900150983cd24fb0d6963f7d28e17f72";
     fn entry(name: &[u8], algorithm: HashAlgorithm, line: u64) -> Entry {
-        let mut digest = [0u8; 16];
-        digest.copy_from_slice(&hex::decode(HEX).unwrap());
         Entry {
             name: name.to_vec(),
-            digest,
-            algorithm,
+            digest: hex::decode(HEX).unwrap(),
+            algorithm: DigestAlgorithm::Hash(algorithm),
             line,
         }
     }
@@ -127,7 +133,11 @@ mod tests {
         let text = format!(
             "# made by hand\n{HEX}  ./a\n{HEX} *b//c\n\nMD5P16 (d) = {HEX}\r\n\\{HEX}  e\\nf\nMD5 (/abs) = {HEX}\n"
         );
-        let m = read(text.as_bytes(), HashAlgorithm::Md5p(8)).unwrap();
+        let m = read(
+            text.as_bytes(),
+            DigestAlgorithm::Hash(HashAlgorithm::Md5p(8)),
+        )
+        .unwrap();
         assert_eq!(
             m.entries,
             vec![
@@ -144,7 +154,7 @@ mod tests {
     #[test]
     fn malformed_and_duplicate_lines_are_defects() {
         let text = format!("{HEX}  a\ngarbage\n{HEX}  ./a\nMD5P6 (x) = {HEX}\n{HEX}  b");
-        let m = read(text.as_bytes(), HashAlgorithm::Md5).unwrap();
+        let m = read(text.as_bytes(), DigestAlgorithm::Hash(HashAlgorithm::Md5)).unwrap();
         assert_eq!(
             m.entries,
             vec![
@@ -176,6 +186,19 @@ mod tests {
     }
 
     #[test]
+    fn a_dual_manifest_lists_each_path_once_per_function() {
+        let sha = "ab".repeat(32);
+        let text = format!("{HEX}  a\nSHA256 (a) = {sha}\nSHA256 (./a) = {sha}\n");
+        let m = read(text.as_bytes(), DigestAlgorithm::default()).unwrap();
+        assert_eq!(m.entries.len(), 2);
+        assert_eq!(
+            m.entries[1].algorithm,
+            DigestAlgorithm::Cksum(linerate::cksum::CksumAlgorithm::Sha256)
+        );
+        assert_eq!(m.defects[0].kind.reason(), "duplicate of line 2");
+    }
+
+    #[test]
     fn a_read_error_is_returned() {
         struct Failing;
         impl io::Read for Failing {
@@ -183,7 +206,7 @@ mod tests {
                 Err(io::Error::other("boom"))
             }
         }
-        let result = read(io::BufReader::new(Failing), HashAlgorithm::Md5);
+        let result = read(io::BufReader::new(Failing), DigestAlgorithm::default());
         assert!(result.is_err());
     }
 }

@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::sum::args as sum_args;
 use crate::sum::getopt::{Getopt, LongOption};
-use linerate::HashAlgorithm;
+use linerate::cksum::DigestAlgorithm;
 use linerate_files::tree::WalkOptions;
 
 /// How much the report says.
@@ -34,7 +34,7 @@ pub struct Options {
     /// name are searched for new files.
     pub dir_given: bool,
     /// `-a`: the function of untagged lines.
-    pub algorithm: HashAlgorithm,
+    pub algorithm: DigestAlgorithm,
     /// `-j`: threads hashing files.
     pub threads: usize,
     /// `--follow` and `--exclude`.
@@ -98,7 +98,7 @@ const fn long(name: &'static str, value: Flag) -> LongOption<Flag> {
 /// met; a bad option argument is reported when met, as in `linerate sum`.
 pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageError> {
     let usage = |m: String| UsageError(m.into_bytes());
-    let mut algorithm = HashAlgorithm::Md5;
+    let mut algorithm = DigestAlgorithm::default();
     let mut threads = None;
     let mut follow = false;
     let mut patterns = Vec::new();
@@ -119,7 +119,8 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
             Flag::Verbose => detail = Detail::Verbose,
             Flag::Strict => strict = true,
             Flag::Algorithm => {
-                algorithm = HashAlgorithm::from_name(argument.as_bytes()).map_err(|e| usage(e.0))?
+                algorithm =
+                    DigestAlgorithm::from_name(argument.as_bytes()).map_err(|e| usage(e.0))?
             }
             Flag::Threads => threads = Some(argument),
             Flag::Exclude => patterns.push(argument),
@@ -190,7 +191,7 @@ mod tests {
         let o = options(&["m.md5"]);
         assert_eq!(o.manifest, "m.md5");
         assert_eq!(o.dir, ".");
-        assert_eq!(o.algorithm, HashAlgorithm::Md5);
+        assert_eq!(o.algorithm, DigestAlgorithm::default());
         assert!(o.threads >= 1);
         assert!(!o.walk.follow && o.walk.exclude.is_empty());
         assert!(!o.json && !o.strict);
@@ -217,7 +218,10 @@ mod tests {
             (o.manifest.as_os_str(), o.dir.as_os_str()),
             ("m".as_ref(), "tree".as_ref())
         );
-        assert_eq!(o.algorithm, HashAlgorithm::Md5p(16));
+        assert_eq!(
+            o.algorithm,
+            DigestAlgorithm::Hash(linerate::HashAlgorithm::Md5p(16))
+        );
         assert_eq!(o.threads, 4);
         assert!(o.walk.follow && !o.walk.exclude.is_empty());
         assert!(o.json && o.strict);
@@ -231,7 +235,7 @@ mod tests {
         assert_eq!(error(&["m", "d", "x"]), "extra operand 'x'");
         assert_eq!(error(&["-x", "m"]), "invalid option -- 'x'");
         assert_eq!(error(&["--tag", "m"]), "unrecognized option '--tag'");
-        assert!(error(&["-a", "sha1", "m"]).starts_with("invalid algorithm 'sha1'"));
+        assert!(error(&["-a", "sha3", "m"]).starts_with("invalid algorithm 'sha3'"));
         assert!(error(&["-j", "0", "m"]).starts_with("invalid number of threads '0'"));
         assert_eq!(
             error(&["m", "--exclude"]),

@@ -48,6 +48,13 @@ pub fn render(records: &[Record], defects: &[Defect], counts: &Counts, ok: bool)
         .map(|r| path(&r.path))
         .collect();
     let new: Vec<String> = with(|s| *s == Status::New).map(|r| path(&r.path)).collect();
+    let mut moved = Vec::new();
+    for record in records {
+        if let Status::Moved(to) = &record.status {
+            let (from, to) = (path(&record.path), path(to));
+            moved.push(format!("{{\"from\": {from}, \"to\": {to}}}"));
+        }
+    }
     let mut errors = Vec::new();
     for record in records {
         if let Status::Error(reason) = &record.status {
@@ -85,6 +92,7 @@ pub fn render(records: &[Record], defects: &[Defect], counts: &Counts, ok: bool)
         ("changed", &changed),
         ("missing", &missing),
         ("new", &new),
+        ("moved", &moved),
         ("errors", &errors),
         ("malformed_lines", &malformed),
         ("non_utf8_paths", &non_utf8),
@@ -94,11 +102,12 @@ pub fn render(records: &[Record], defects: &[Defect], counts: &Counts, ok: bool)
     let _ = writeln!(
         out,
         "  \"counts\": {{\"matched\": {}, \"changed\": {}, \"missing\": {}, \"new\": {}, \
-         \"errors\": {}, \"malformed_lines\": {}}},",
+         \"moved\": {}, \"errors\": {}, \"malformed_lines\": {}}},",
         counts.matched,
         counts.changed,
         counts.missing,
         counts.new,
+        counts.moved,
         counts.errors,
         counts.malformed_lines
     );
@@ -172,6 +181,7 @@ mod tests {
         let record = |path: &[u8], status| Record {
             path: path.to_vec(),
             status,
+            detail: None,
         };
         let records = vec![
             record(b"a", Status::Matched),
@@ -191,11 +201,11 @@ mod tests {
         assert_eq!(
             text,
             "{\n  \"matched\": 1,\n  \"changed\": [\n    \"b\u{fffd}\"\n  ],\n  \"missing\": [],\n  \
-             \"new\": [\n    \"d\"\n  ],\n  \
+             \"new\": [\n    \"d\"\n  ],\n  \"moved\": [],\n  \
              \"errors\": [\n    {\"path\": \"c\", \"error\": \"Is a directory\"}\n  ],\n  \
              \"malformed_lines\": [\n    {\"line\": 3, \"error\": \"duplicate of line 1\", \"path\": \"a\"}\n  ],\n  \
              \"non_utf8_paths\": [\n    {\"path\": \"b\u{fffd}\", \"escaped\": \"b\\\\xff\"}\n  ],\n  \
-             \"counts\": {\"matched\": 1, \"changed\": 1, \"missing\": 0, \"new\": 1, \"errors\": 1, \"malformed_lines\": 1},\n  \
+             \"counts\": {\"matched\": 1, \"changed\": 1, \"missing\": 0, \"new\": 1, \"moved\": 0, \"errors\": 1, \"malformed_lines\": 1},\n  \
              \"ok\": false\n}\n"
         );
     }

@@ -50,11 +50,15 @@ from inside the tree, and audit it there or elsewhere:
   linerate audit ../tree.md5               (in tree)
   linerate audit tree.md5 /backup/tree     (a copy)
 MANIFEST - is standard input. Lines are read as 'linerate sum -c' reads
-them: 'HEX  NAME', 'HEX *NAME', escaped names, and BSD lines 'MD5 (NAME) = HEX'
-or 'MD5P16 (NAME) = HEX', checked with the function their tag names.
+them: 'HEX  NAME', 'HEX *NAME', escaped names, and BSD lines 'MD5 (NAME) = HEX',
+'MD5P16 (NAME) = HEX', 'SHA256 (NAME) = HEX' (any of cksum's digests),
+checked with the function their tag names. A path may be listed once per
+function (a dual manifest of 'linerate sum -r --also sha256'): it is
+matched only if every function matches.
 
   -a, --algorithm=ALGO  the function of untagged lines: md5 (the default),
-                          or md5pK for MD5-P/K (md5p16, ...)
+                          md5pK for MD5-P/K (md5p16, ...), or sha1, sha224,
+                          sha256, sha384, sha512, blake2b, sm3
   -j, --threads=N       hash on N threads, several files at a time in each
                           (default: one thread per core); the report is the
                           same for every N
@@ -72,34 +76,38 @@ or 'MD5P16 (NAME) = HEX', checked with the function their tag names.
       --help            display this help and exit
 
 The report has a line per file that is not matched, in path order:
-  changed: PATH         its checksum differs from MANIFEST's
+  changed: PATH         its checksum differs from MANIFEST's (with several
+                        functions listed: '(SHA256 differs, MD5 matches)')
   missing: PATH         listed, and not there
+  moved: PATH -> NEW    listed, not there, and NEW (not listed) has every
+                        digest MANIFEST gives PATH
   new: PATH             there, and not listed (MANIFEST itself never is)
   error: PATH: REASON   listed but unreadable, or unreadable in the walk
 then a summary:
   linerate audit: 998 matched, 1 changed, 1 missing, 3 new, 0 errors
+(with ', N moved' before the errors when files moved).
 A PATH holding a backslash, newline or carriage return is written with
 \\\\, \\n and \\r and its line starts with a backslash, as 'linerate sum'
 escapes names. A malformed MANIFEST line, and a line naming a path again,
 is reported on standard error with its line number and skipped.
 
 --json prints {\"matched\": N, \"changed\": [PATH...], \"missing\": [...],
-\"new\": [...], \"errors\": [{\"path\", \"error\"}...], \"malformed_lines\":
+\"new\": [...], \"moved\": [{\"from\", \"to\"}...], \"errors\": [{\"path\", \"error\"}...], \"malformed_lines\":
 [{\"line\", \"error\"}...], \"non_utf8_paths\": [{\"path\", \"escaped\"}...],
 \"counts\": {...}, \"ok\": BOOL}. A path that is not UTF-8 is written with
 U+FFFD for its invalid bytes, and listed in non_utf8_paths with its exact
 form: invalid bytes as \\xHH, backslashes doubled.
 
 Exit status:
-  0  nothing changed, missing or unreadable, and MANIFEST is sound
+  0  nothing changed, missing, moved or unreadable, and MANIFEST is sound
      (new files alone do not fail the audit, unless --strict)
-  1  something changed, is missing or could not be read, or MANIFEST has
-     malformed or repeated lines
+  1  something changed, is missing, moved or could not be read, or
+     MANIFEST has malformed or repeated lines
   2  a usage error, an unreadable MANIFEST, a DIR that is not a directory,
      or a failed write of the report
 
-MD5 is not collision resistant: an audit catches accidents, not someone
-who chooses the files.
+MD5 is not collision resistant: an MD5 audit catches accidents, not
+someone who chooses the files; audit a SHA-256 (or dual) manifest for that.
 ";
 
 /// Runs `linerate audit` with `args` (the words after `linerate audit`).

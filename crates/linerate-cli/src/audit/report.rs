@@ -20,6 +20,7 @@ pub fn label(status: &Status) -> &'static str {
         Status::Changed => "changed",
         Status::Missing => "missing",
         Status::New => "new",
+        Status::Moved(_) => "moved",
         Status::Error(_) => "error",
     }
 }
@@ -43,7 +44,11 @@ pub fn print(console: &mut Console, records: &[Record], counts: &Counts, detail:
 
 /// Appends the report line of `record`, newline included.
 pub fn push_line(out: &mut Vec<u8>, record: &Record) {
-    let escaped = escape::needs_escape(&record.path);
+    let moved_to: &[u8] = match &record.status {
+        Status::Moved(to) => to,
+        _ => b"",
+    };
+    let escaped = escape::needs_escape(&record.path) || escape::needs_escape(moved_to);
     if escaped {
         out.push(b'\\');
     }
@@ -54,22 +59,44 @@ pub fn push_line(out: &mut Vec<u8>, record: &Record) {
     } else {
         out.extend_from_slice(&record.path);
     }
-    if let Status::Error(reason) = &record.status {
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(reason.as_bytes());
+    match &record.status {
+        Status::Error(reason) => {
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(reason.as_bytes());
+        }
+        Status::Moved(to) => {
+            out.extend_from_slice(b" -> ");
+            if escaped {
+                escape::push_escaped(out, to);
+            } else {
+                out.extend_from_slice(to);
+            }
+        }
+        _ => {}
+    }
+    if let Some(detail) = &record.detail {
+        out.extend_from_slice(b" (");
+        out.extend_from_slice(detail.as_bytes());
+        out.push(b')');
     }
     out.push(b'\n');
 }
 
-/// `linerate audit: 998 matched, 1 changed, 1 missing, 3 new, 0 errors`.
+/// `linerate audit: 998 matched, 1 changed, 1 missing, 3 new, 0 errors`
+/// (and `, 2 moved` before the errors when files moved).
 pub fn summary(counts: &Counts) -> String {
     let errors = if counts.errors == 1 {
         "error"
     } else {
         "errors"
     };
+    let moved = if counts.moved > 0 {
+        format!("{} moved, ", counts.moved)
+    } else {
+        String::new()
+    };
     format!(
-        "{} audit: {} matched, {} changed, {} missing, {} new, {} {errors}\n",
+        "{} audit: {} matched, {} changed, {} missing, {} new, {moved}{} {errors}\n",
         crate::PROGRAM,
         counts.matched,
         counts.changed,
@@ -90,6 +117,7 @@ mod tests {
             &Record {
                 path: path.to_vec(),
                 status,
+                detail: None,
             },
         );
         out
@@ -114,6 +142,7 @@ mod tests {
             changed: 1,
             missing: 1,
             new: 3,
+            moved: 0,
             errors: 0,
             malformed_lines: 2,
         };
@@ -128,6 +157,14 @@ mod tests {
         assert_eq!(
             summary(&one),
             "linerate audit: 0 matched, 0 changed, 0 missing, 0 new, 1 error\n"
+        );
+        let moved = Counts {
+            moved: 2,
+            ..Counts::default()
+        };
+        assert_eq!(
+            summary(&moved),
+            "linerate audit: 0 matched, 0 changed, 0 missing, 0 new, 2 moved, 0 errors\n"
         );
     }
 }

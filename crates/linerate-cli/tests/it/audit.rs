@@ -141,6 +141,7 @@ fn every_change_is_reported_in_path_order() {
             "changed",
             "missing",
             "new",
+            "moved",
             "errors",
             "malformed_lines",
             "non_utf8_paths",
@@ -164,6 +165,7 @@ fn every_change_is_reported_in_path_order() {
         ("changed", 1.0),
         ("missing", 1.0),
         ("new", 2.0),
+        ("moved", 0.0),
         ("errors", 1.0),
         ("malformed_lines", 0.0),
     ] {
@@ -611,10 +613,10 @@ fn usage_and_setup_errors_exit_2() {
         assert_eq!(out.stdout_text(), "", "{args:?}");
         assert_eq!(out.status, Some(2), "{args:?}");
     }
-    let out = audit(tmp.path(), &[b"-a", b"sha1", b"m.md5"]);
+    let out = audit(tmp.path(), &[b"-a", b"sha3", b"m.md5"]);
     assert!(
         out.stderr_text()
-            .starts_with("linerate: invalid algorithm 'sha1'")
+            .starts_with("linerate: invalid algorithm 'sha3'")
     );
     assert_eq!(out.status, Some(2));
     let out = audit(tmp.path(), &[b"-j", b"0", b"m.md5"]);
@@ -677,4 +679,71 @@ fn an_audit_without_dir_searches_the_trees_the_manifest_names() {
         summary(0, 0, 2, 0, 0)
     );
     assert_report(&audit(root, &[b"photos.md5"]), expected, 1);
+}
+
+/// A dual manifest (`sum -r --also sha256`): each path one record, changed
+/// when any function differs (saying which), and a file that moved (every
+/// digest found again under a new path) reported as `moved:`.
+#[test]
+fn dual_manifests_per_function_and_moves() {
+    let tmp = crate::support::scratch();
+    let tree = tmp.path().join("tree");
+    for (name, len) in [("a", 5000usize), ("b", 1), ("c", 70_000), ("sub/d", 0)] {
+        put(&tree, name.as_bytes(), &vec![name.len() as u8; len]);
+    }
+    put(
+        &tree,
+        b"c",
+        &(0..70_000u32).map(|i| (i % 251) as u8).collect::<Vec<_>>(),
+    );
+    let manifest = crate::support::run_program(
+        std::ffi::OsStr::new(crate::support::LINERATE),
+        &tree,
+        &[b"sum", b"-r", b"--also", b"sha256", b"."],
+        None,
+    );
+    assert_eq!(manifest.status, Some(0));
+    // The SHA-256 of c forged in the manifest: its MD5 still matches.
+    let text = String::from_utf8(manifest.stdout.clone()).unwrap();
+    let forged: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("SHA256 (./c) = ") {
+                format!("SHA256 (./c) = {}\n", "0".repeat(64))
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    fs::write(tmp.path().join("dual.sums"), forged).unwrap();
+    fs::rename(tree.join("a"), tree.join("sub/a-moved")).unwrap();
+    flip_byte(&tree.join("b"), 0);
+    put(&tree, b"new", b"new");
+    let out = audit(&tree, &[b"../dual.sums"]);
+    assert_eq!(
+        out.stdout_text(),
+        "moved: a -> sub/a-moved\n\
+         changed: b (MD5, SHA256 differ)\n\
+         changed: c (SHA256 differs, MD5 matches)\n\
+         new: new\n\
+         linerate audit: 1 matched, 2 changed, 0 missing, 1 new, 1 moved, 0 errors\n"
+    );
+    assert_eq!(out.status, Some(1));
+    // Moved alone still fails (a manifest audited against the wrong
+    // directory must): a manifest without b's lines, in a tree without b
+    // and the new file.
+    let without_b: String = text
+        .lines()
+        .filter(|l| !l.contains("./b"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(tmp.path().join("moved.sums"), without_b).unwrap();
+    fs::remove_file(tree.join("new")).unwrap();
+    fs::remove_file(tree.join("b")).unwrap();
+    let out = audit(&tree, &[b"../moved.sums"]);
+    assert_eq!(
+        out.stdout_text(),
+        "moved: a -> sub/a-moved\nlinerate audit: 2 matched, 0 changed, 0 missing, 0 new, 1 moved, 0 errors\n"
+    );
+    assert_eq!(out.status, Some(1));
 }
