@@ -49,18 +49,7 @@ pub fn hash_in_order(
     progress: &dyn Progress,
     mut each: impl FnMut(usize, Result<[u8; 16], FileError>),
 ) {
-    let mut jobs = Vec::new();
-    let routes: Vec<Option<usize>> = inputs
-        .iter()
-        .map(|input| {
-            let len = regular_file_len(input)?;
-            let Input::Path(path) = *input else {
-                return None;
-            };
-            jobs.push(Job { path, len });
-            Some(jobs.len() - 1)
-        })
-        .collect();
+    let (jobs, routes) = regular_jobs(inputs);
     let source = Files::new(&jobs, |index| index);
     engine::run(source, algorithm, threads, progress, |results| {
         let mut arrived: Vec<Option<Result<[u8; 16], FileError>>> =
@@ -121,18 +110,7 @@ pub fn several_in_order(
     progress: &dyn Progress,
     mut each: impl FnMut(usize, Result<Several, FileError>),
 ) {
-    let mut jobs = Vec::new();
-    let routes: Vec<Option<usize>> = inputs
-        .iter()
-        .map(|input| {
-            let len = regular_file_len(input)?;
-            let Input::Path(path) = *input else {
-                return None;
-            };
-            jobs.push(Job { path, len });
-            Some(jobs.len() - 1)
-        })
-        .collect();
+    let (jobs, routes) = regular_jobs(inputs);
     let hashers = || beside.iter().map(|a| a.hasher()).collect::<Vec<_>>();
     let source = Files::new(&jobs, |index| SeveralTag {
         index,
@@ -220,6 +198,24 @@ fn wait_for(
         };
         arrived[done] = Some(result);
     }
+}
+
+/// The regular files among `inputs`, as jobs for the engine, and each
+/// input's job (`None`: read on the calling thread in its turn).
+fn regular_jobs<'a>(inputs: &[Input<'a>]) -> (Vec<Job<'a>>, Vec<Option<usize>>) {
+    let mut jobs = Vec::new();
+    let routes = inputs
+        .iter()
+        .map(|input| {
+            let len = regular_file_len(input)?;
+            let Input::Path(path) = *input else {
+                return None;
+            };
+            jobs.push(Job { path, len });
+            Some(jobs.len() - 1)
+        })
+        .collect();
+    (jobs, routes)
 }
 
 /// The size of `input` if it is a regular file (after symbolic links).

@@ -77,27 +77,17 @@ impl Dialect for CksumFamily {
     }
 
     fn parse_tag(&self, s: &[u8]) -> Option<(CksumAlgorithm, usize, usize)> {
-        let (mut algorithm, mut len) = CksumAlgorithm::tag_at(s)?;
-        if self.specified.is_none() {
+        // cksum sets its function from the tag before reading the rest.
+        if self.specified.is_none()
+            && let Some((algorithm, _)) = CksumAlgorithm::tag_at(s)
+        {
             self.last_tag.set(Some(algorithm));
         }
+        let (algorithm, len) = CksumAlgorithm::tag_with_length_at(s)?;
         if let Some(specified) = self.specified
             && std::mem::discriminant(&specified) != std::mem::discriminant(&algorithm)
         {
             return None;
-        }
-        if s.get(len) == Some(&b'-') {
-            // A length: BLAKE2b's (a multiple of 8 up to 512).
-            let digits = s[len + 1..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count();
-            let bits: usize = std::str::from_utf8(&s[len + 1..len + 1 + digits])
-                .ok()?
-                .parse()
-                .ok()?;
-            algorithm = algorithm.with_length(bits)?;
-            len += 1 + digits;
         }
         if algorithm.is_legacy() {
             return None;

@@ -380,6 +380,25 @@ impl CksumAlgorithm {
         ("SM3", CksumAlgorithm::Sm3),
     ];
 
+    /// [`tag_at`](Self::tag_at) with BLAKE2b's `-N` read too (a multiple
+    /// of 8 up to 512): the function and the tag's whole length.
+    pub fn tag_with_length_at(s: &[u8]) -> Option<(CksumAlgorithm, usize)> {
+        let (mut algorithm, mut len) = Self::tag_at(s)?;
+        if s.get(len) == Some(&b'-') {
+            let digits = s[len + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let bits: usize = std::str::from_utf8(&s[len + 1..len + 1 + digits])
+                .ok()?
+                .parse()
+                .ok()?;
+            algorithm = algorithm.with_length(bits)?;
+            len += 1 + digits;
+        }
+        Some((algorithm, len))
+    }
+
     /// The digest tag at the start of `s` (followed by ` `, `(` or `-`, as
     /// cksum requires), its function and the tag's length (BLAKE2b's
     /// `-N` not included).

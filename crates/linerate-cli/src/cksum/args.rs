@@ -258,34 +258,13 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
             TRY.to_vec(),
         ]);
     }
-    let c = options.check_options;
-    let checks = [
-        (
-            options.zero && options.check,
-            "the --zero option is not supported when verifying checksums",
-        ),
-        (
-            c.ignore_missing && !options.check,
-            "the --ignore-missing option is meaningful only when verifying checksums",
-        ),
-        (
-            c.status && !options.check,
-            "the --status option is meaningful only when verifying checksums",
-        ),
-        (
-            c.warn && !options.check,
-            "the --warn option is meaningful only when verifying checksums",
-        ),
-        (
-            c.quiet && !options.check,
-            "the --quiet option is meaningful only when verifying checksums",
-        ),
-        (
-            c.strict && !options.check,
-            "the --strict option is meaningful only when verifying checksums",
-        ),
-    ];
-    if let Some((_, message)) = checks.iter().find(|(failed, _)| *failed) {
+    let zero_check = options.zero && options.check;
+    let checked = if zero_check {
+        Err("the --zero option is not supported when verifying checksums")
+    } else {
+        crate::sum::args::check_only_options(&options.check_options, options.check)
+    };
+    if let Err(message) = checked {
         return Err(vec![message.as_bytes().to_vec(), TRY.to_vec()]);
     }
     options.files = getopt.into_operands();

@@ -42,7 +42,7 @@ use linerate_sumfile::format::push_hex;
 use crate::sum::console::{Console, error_text};
 use crate::sum::progress::Progress;
 use crate::sum::verify::Checker;
-use crate::sum::{input, regular_file_bytes};
+use crate::sum::{input, print_only, regular_file_bytes};
 use args::{Command, Options};
 
 const HELP: &str = "\
@@ -144,12 +144,6 @@ fn version() -> String {
          License MIT OR Apache-2.0.\n",
         env!("CARGO_PKG_VERSION")
     )
-}
-
-fn print_only(text: &[u8]) -> bool {
-    let mut console = Console::new(Progress::hidden());
-    console.print(text);
-    console.finish(true)
 }
 
 fn run(options: &Options) -> bool {

@@ -313,7 +313,6 @@ impl Given {
 
     /// md5sum's checks, in md5sum's order: the first failing one is reported.
     pub(crate) fn validate(&self) -> Result<(), &'static str> {
-        let o = &self.check_options;
         let checks = [
             (
                 self.tag && self.binary == Some(false),
@@ -331,28 +330,9 @@ impl Given {
                 self.binary.is_some() && self.check,
                 "the --binary and --text options are meaningless when verifying checksums",
             ),
-            (
-                o.ignore_missing && !self.check,
-                "the --ignore-missing option is meaningful only when verifying checksums",
-            ),
-            (
-                o.status && !self.check,
-                "the --status option is meaningful only when verifying checksums",
-            ),
-            (
-                o.warn && !self.check,
-                "the --warn option is meaningful only when verifying checksums",
-            ),
-            (
-                o.quiet && !self.check,
-                "the --quiet option is meaningful only when verifying checksums",
-            ),
-            (
-                o.strict && !self.check,
-                "the --strict option is meaningful only when verifying checksums",
-            ),
         ];
-        first_failed(&checks)
+        first_failed(&checks)?;
+        check_only_options(&self.check_options, self.check)
     }
 
     /// The checks of linerate's tree options, after md5sum's.
@@ -394,6 +374,33 @@ impl Given {
 }
 
 /// The message of the first check that failed.
+/// md5sum's (and cksum's) errors for the five options that only `--check`
+/// uses, in their order.
+pub(crate) fn check_only_options(o: &CheckOptions, check: bool) -> Result<(), &'static str> {
+    first_failed(&[
+        (
+            o.ignore_missing && !check,
+            "the --ignore-missing option is meaningful only when verifying checksums",
+        ),
+        (
+            o.status && !check,
+            "the --status option is meaningful only when verifying checksums",
+        ),
+        (
+            o.warn && !check,
+            "the --warn option is meaningful only when verifying checksums",
+        ),
+        (
+            o.quiet && !check,
+            "the --quiet option is meaningful only when verifying checksums",
+        ),
+        (
+            o.strict && !check,
+            "the --strict option is meaningful only when verifying checksums",
+        ),
+    ])
+}
+
 fn first_failed(checks: &[(bool, &'static str)]) -> Result<(), &'static str> {
     match checks.iter().find(|(failed, _)| *failed) {
         Some((_, message)) => Err(message),

@@ -197,8 +197,8 @@ fn usage_error(error: &UsageError) {
     std::io::stderr().lock().write_all(&message).ok();
 }
 
-/// Prints `text` (help, version) and reports a failed write like md5sum.
-fn print_only(text: &[u8]) -> bool {
+/// Prints `text` (help, version) and reports a failed write as md5sum does.
+pub(crate) fn print_only(text: &[u8]) -> bool {
     let mut console = Console::new(Progress::hidden());
     console.print(text);
     console.finish(true)
