@@ -350,19 +350,7 @@ impl DigestAlgorithm {
         if let Some((algorithm, len)) = crate::HashAlgorithm::from_tag_prefix(s) {
             return Some((DigestAlgorithm::Hash(algorithm), len));
         }
-        let (mut algorithm, mut len) = CksumAlgorithm::tag_at(s)?;
-        if s.get(len) == Some(&b'-') {
-            let digits = s[len + 1..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count();
-            let bits: usize = std::str::from_utf8(&s[len + 1..len + 1 + digits])
-                .ok()?
-                .parse()
-                .ok()?;
-            algorithm = algorithm.with_length(bits)?;
-            len += 1 + digits;
-        }
+        let (algorithm, len) = CksumAlgorithm::tag_with_length_at(s)?;
         Some((DigestAlgorithm::Cksum(algorithm), len))
     }
 }
