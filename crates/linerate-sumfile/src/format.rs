@@ -48,6 +48,14 @@ pub fn push_sum_line_for(
 /// Appends the line for `name` with `digest` of any length, `tag` naming
 /// the function on BSD lines (`MD5`, `HMAC-MD5`), terminator included.
 pub fn push_line(out: &mut Vec<u8>, tag: &[u8], digest: &[u8], name: &[u8], style: LineStyle) {
+    let mut hex = Vec::with_capacity(2 * digest.len());
+    push_hex(&mut hex, digest);
+    push_line_text(out, tag, &hex, name, style);
+}
+
+/// [`push_line`] with the digest already written out (hex, or the base64
+/// of `cksum --base64`).
+pub fn push_line_text(out: &mut Vec<u8>, tag: &[u8], text: &[u8], name: &[u8], style: LineStyle) {
     // With --zero the NUL terminator keeps names unambiguous, so md5sum
     // leaves them as they are.
     let escaped = !style.zero && escape::needs_escape(name);
@@ -66,9 +74,9 @@ pub fn push_line(out: &mut Vec<u8>, tag: &[u8], digest: &[u8], name: &[u8], styl
         out.extend_from_slice(b" (");
         push_name(out);
         out.extend_from_slice(b") = ");
-        push_hex(out, digest);
+        out.extend_from_slice(text);
     } else {
-        push_hex(out, digest);
+        out.extend_from_slice(text);
         out.push(b' ');
         out.push(if style.binary { b'*' } else { b' ' });
         push_name(out);

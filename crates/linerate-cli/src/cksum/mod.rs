@@ -36,8 +36,7 @@ use linerate_files::read::Reader;
 use linerate_files::whole::digests_in_order;
 use linerate_sumfile::check::LineOf;
 use linerate_sumfile::cksum::CksumFamily;
-use linerate_sumfile::escape;
-use linerate_sumfile::format::push_hex;
+use linerate_sumfile::format::{self, LineStyle, push_hex};
 
 use crate::sum::console::{Console, error_text};
 use crate::sum::progress::Progress;
@@ -279,38 +278,23 @@ fn push_line(out: &mut Vec<u8>, options: &Options, value: &CksumValue, name: &[u
             out.push(end);
         }
         CksumValue::Digest(digest) => {
-            let escaped = !options.zero && escape::needs_escape(name);
-            if escaped {
-                out.push(b'\\');
-            }
-            let push_name = |out: &mut Vec<u8>| {
-                if escaped {
-                    escape::push_escaped(out, name);
-                } else {
-                    out.extend_from_slice(name);
-                }
-            };
-            let push_digest = |out: &mut Vec<u8>| {
-                if options.base64 {
-                    use base64::Engine as _;
-                    let text = base64::engine::general_purpose::STANDARD.encode(digest);
-                    out.extend_from_slice(text.as_bytes());
-                } else {
-                    push_hex(out, digest);
-                }
-            };
-            if options.untagged {
-                push_digest(out);
-                out.extend_from_slice(b"  ");
-                push_name(out);
+            let text = if options.base64 {
+                use base64::Engine as _;
+                base64::engine::general_purpose::STANDARD
+                    .encode(digest)
+                    .into_bytes()
             } else {
-                out.extend_from_slice(options.algorithm.tag().as_bytes());
-                out.extend_from_slice(b" (");
-                push_name(out);
-                out.extend_from_slice(b") = ");
-                push_digest(out);
-            }
-            out.push(end);
+                let mut hex = Vec::with_capacity(2 * digest.len());
+                push_hex(&mut hex, digest);
+                hex
+            };
+            let style = LineStyle {
+                tagged: !options.untagged,
+                binary: false,
+                zero: options.zero,
+            };
+            let tag = options.algorithm.tag();
+            format::push_line_text(out, tag.as_bytes(), &text, name, style);
         }
     }
 }
