@@ -55,6 +55,9 @@ PEERS_CRYPTOGRAPHY=cryptography==44.0.2
 PEERS_BOTO3=boto3==1.44.8
 PEERS_AWSCRT=awscrt==0.38.1
 PEERS_VERSITYGW=github.com/versity/versitygw/cmd/versitygw@v1.8.0
+# uutils' cksum (crates.io, about 40 s to build) is `linerate cksum`'s second
+# opinion beside GNU's, where the two agree.
+PEERS_UU_CKSUM=0.12.0
 ensure_peers() {
     local root venv sudo=
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -85,6 +88,21 @@ sys.exit('scapy==' + scapy.VERSION != '$PEERS_SCAPY'
             || { echo "setup: could not install the peers into $venv" >&2; exit 1; }
     fi
     ensure_versitygw "$root"
+}
+
+# uutils' cksum into `.peers/uutils/bin/cksum` (see PEERS_UU_CKSUM); needs
+# cargo (after ensure_rust).
+ensure_uu_cksum() {
+    local root dir
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    dir="$root/.peers/uutils"
+    if [ -x "$dir/bin/cksum" ] && "$dir/bin/cksum" --version 2>/dev/null \
+            | grep -q "uutils coreutils) $PEERS_UU_CKSUM\$"; then
+        return
+    fi
+    echo "setup: building uutils' cksum $PEERS_UU_CKSUM into $dir (about 40 s)" >&2
+    cargo install -q --locked uu_cksum --version "$PEERS_UU_CKSUM" --root "$dir" \
+        || { echo "setup: could not build uutils' cksum" >&2; exit 1; }
 }
 
 # The S3 server the etag tests upload to (see ensure_peers): about a minute

@@ -25,6 +25,7 @@ ensure_commands md5deep:hashdeep
 ensure_peers
 export LINERATE_PEERS=required
 ensure_rust
+ensure_uu_cksum
 # The Python package: one manylinux2014 wheel (maturin --zig), installed
 # into a fresh .venv-wheel-test that the Python suite runs in, and into
 # .venv-python for development and benchmarks.

@@ -508,3 +508,49 @@ fn dual_manifests_from_one_pass() {
         );
     }
 }
+
+/// uutils' cksum as a second opinion: where it prints what GNU cksum
+/// prints (the digests, tagged and untagged, of plainly named files, and
+/// `--check` of GNU's lines), linerate does too.
+#[test]
+fn uutils_agrees_where_gnu_does() {
+    let uutils = crate::support::repository().join(".peers/uutils/bin/cksum");
+    if !uutils.is_file() {
+        peer_missing("uutils' cksum not built into .peers/uutils: run scripts/test-all.sh");
+        return;
+    }
+    let Some(gnu) = gnu_cksum() else {
+        return;
+    };
+    let uutils = uutils.to_str().expect("a UTF-8 path");
+    let dir = awkward_tree();
+    let mut rng = Rng::new(0xc5_0006);
+    let mut names = Vec::new();
+    for len in [0, 1, 64, 1000, 70_000] {
+        let name = format!("u{len}");
+        write(dir.path(), name.as_bytes(), &rng.bytes(len));
+        names.push(OsString::from(name));
+    }
+    let mut compared = 0;
+    for algorithm in [
+        "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "sm3",
+    ] {
+        for form in [&[][..], &["--untagged"]] {
+            let mut args = os(&["-a", algorithm]);
+            args.extend(os(form));
+            args.extend(names.clone());
+            let theirs = run(&[uutils], &args, dir.path(), None);
+            let reference = run(&[gnu], &args, dir.path(), None);
+            if theirs.1 != reference.1 {
+                continue;
+            }
+            let ours = run(&[LINERATE, "cksum"], &args, dir.path(), None);
+            assert!(ours.1 == theirs.1, "{algorithm} {form:?}");
+            compared += 1;
+        }
+    }
+    assert!(
+        compared >= 12,
+        "uutils agreed with GNU on only {compared} forms"
+    );
+}
