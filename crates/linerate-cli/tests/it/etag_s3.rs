@@ -611,7 +611,8 @@ fn a_listing_s_bad_objects_are_named_and_the_rest_verified() {
         {"Key": "bad64", "ChecksumCRC32": "not base64!"},
         {"Key": "alg", "ChecksumXXHASH64": "AAAAAAAAAAA="},
         {"Key": "ten", "ETag": "\"d41d8cd98f00b204e9800998ecf8427e-20\""},
-        {"Key": "ten2", "Size": 10}
+        {"Key": "ten2", "Size": 10},
+        {"Key": "../ok", "Size": 4}
     ]"#;
     std::fs::write(dir.path().join("listing.json"), listing).expect("write");
     let (status, stdout, stderr) = verify(dir.path(), &["--verify=listing.json", "--prefix="]);
@@ -635,9 +636,10 @@ fn a_listing_s_bad_objects_are_named_and_the_rest_verified() {
     assert_eq!(
         lines,
         [
+            "error: ../ok: the key leaves the directory ('..' or '/'): not read",
             "changed: ten (20 parts cannot split 10 bytes)",
             "missing: ten2",
-            "linerate etag --verify: 1 matched, 1 changed, 1 missing, 0 extra, 0 cannot tell, 0 errors",
+            "linerate etag --verify: 1 matched, 1 changed, 1 missing, 0 extra, 0 cannot tell, 1 error",
         ],
         "{stdout}"
     );

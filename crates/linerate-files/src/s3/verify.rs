@@ -94,6 +94,18 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
         }
         let path = join(target.root, relative);
         listed.insert(path.clone());
+        // A key is a name under DIR: one that climbs out of it (`..`) or
+        // starts at the root is not read.
+        if relative.starts_with('/') || relative.split('/').any(|part| part == "..") {
+            records.push(Record {
+                path,
+                key: Some(object.key.clone()),
+                status: Status::Error(FileError::Open(std::io::Error::other(
+                    "the key leaves the directory ('..' or '/'): not read",
+                ))),
+            });
+            continue;
+        }
         let status = match fs::metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Status::Missing),
             Err(e) => Some(Status::Error(FileError::Open(e))),
