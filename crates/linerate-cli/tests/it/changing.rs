@@ -1,5 +1,7 @@
 //! Files that change while they are hashed, on every path that hashes
-//! regular files (`sum`, `sum -r`, `sum -c`, `audit`, `etag`): another
+//! regular files (`sum`, `sum -r`, `sum -c`, `audit`, `etag`, and the
+//! digests computed beside the lanes: `cksum`, `etag --checksum`, `sum
+//! --also`): another
 //! process truncates or appends to the file in the middle of the read
 //! (the engine's `LINERATE_TEST_PAUSE` handshake stops it there), and the
 //! file gets one line, `NAME: file changed while reading`, exit status 1,
@@ -234,6 +236,46 @@ fn etag_never_prints_the_etag_of_a_file_that_grew_or_shrank() {
                 "af5da9f45af7a300e3aded972f8ff687-1  other\n",
                 "{what}"
             );
+        }
+    }
+}
+
+/// The paths that compute other functions beside (or without) the lanes'
+/// MD5: `cksum -a sha256`, `etag --checksum` without the ETag (no MD5 at
+/// all) and `sum --also`.
+#[test]
+fn digests_beside_the_lanes_never_print_a_changed_file() {
+    for (change, io) in cases() {
+        for (args, other) in [
+            (
+                &["cksum", "-a", "sha256", "big", "other"][..],
+                "SHA256 (other) = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n",
+            ),
+            (
+                &[
+                    "etag",
+                    "--checksum",
+                    "crc32",
+                    "--part-size",
+                    "5MiB",
+                    "big",
+                    "other",
+                ],
+                // zlib.crc32 of the one part's big-endian CRC-32 of "abc".
+                "CRC32 (other) = Rf3kaw==-1\n",
+            ),
+            (
+                &["sum", "--also", "sha256", "big", "other"],
+                "900150983cd24fb0d6963f7d28e17f72  other\n\
+                 SHA256 (other) = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n",
+            ),
+        ] {
+            let dir = tree();
+            let big = dir.path().join("big");
+            let out = run_changing(dir.path(), args, io, &big, change);
+            let what = format!("{args:?} {change:?} {io}");
+            assert_changed(&out, "big", &what);
+            assert_eq!(out.stdout_text(), other, "{what}");
         }
     }
 }
