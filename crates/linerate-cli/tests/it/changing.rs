@@ -1,8 +1,8 @@
 //! Files that change while they are hashed, on every path that hashes
 //! regular files (`sum`, `sum -r`, `sum -c`, `audit`, `etag`, and the
-//! digests computed beside the lanes: `cksum`, `etag --checksum`, `sum
-//! --also`): another
-//! process truncates or appends to the file in the middle of the read
+//! digests computed beside the lanes: `cksum`, `etag --checksum`,
+//! `sum --also`): another process truncates or appends to the file in the
+//! middle of the read
 //! (the engine's `LINERATE_TEST_PAUSE` handshake stops it there), and the
 //! file gets one line, `NAME: file changed while reading`, exit status 1,
 //! with the other files still hashed. Each test runs under every file I/O
