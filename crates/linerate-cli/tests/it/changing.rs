@@ -2,9 +2,8 @@
 //! regular files (`sum`, `sum -r`, `sum -c`, `audit`, `etag`, and the
 //! digests computed beside the lanes: `cksum`, `etag --checksum`,
 //! `sum --also`): another process truncates or appends to the file in the
-//! middle of the read
-//! (the engine's `LINERATE_TEST_PAUSE` handshake stops it there), and the
-//! file gets one line, `NAME: file changed while reading`, exit status 1,
+//! middle of the read (the engine's `LINERATE_TEST_PAUSE` handshake stops
+//! it there), and the file gets one line, `NAME: file changed while reading`, exit status 1,
 //! with the other files still hashed. Each test runs under every file I/O
 //! policy (`LINERATE_FILE_IO`): a mapped file that shrinks faults (SIGBUS),
 //! which must not end the process.
