@@ -192,6 +192,14 @@ pub struct S3Value {
 }
 
 impl S3Value {
+    /// The ETag it is, if it is the MD5 one.
+    pub fn as_etag(&self) -> Option<crate::etag::Etag> {
+        (self.algorithm == S3Algorithm::Md5).then(|| crate::etag::Etag {
+            digest: self.value.as_slice().try_into().unwrap_or([0; 16]),
+            parts: self.parts,
+        })
+    }
+
     /// The type of checksum it is: composite when it has a part count.
     pub fn checksum_type(&self) -> ChecksumType {
         match self.parts {

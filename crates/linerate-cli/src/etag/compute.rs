@@ -8,8 +8,6 @@ use linerate_files::s3::checksums::Request;
 use linerate_files::s3::etags::checksums_in_order;
 use linerate_files::s3::layout::{Layout, MAX_PARTS, Policy, S3_MAX_PART, S3_MIN_PART};
 use linerate_files::s3::size::human;
-use linerate_sumfile::etag::Etag;
-use linerate_sumfile::s3::S3Algorithm;
 
 use crate::sum::console::{Console, error_text};
 use crate::sum::input;
@@ -66,11 +64,7 @@ pub fn run(
                     for value in &values {
                         if checksums.is_some() {
                             linerate_sumfile::s3::push_line(&mut line, value, name);
-                        } else if value.algorithm == S3Algorithm::Md5 {
-                            let etag = Etag {
-                                digest: value.value.as_slice().try_into().unwrap_or([0; 16]),
-                                parts: value.parts,
-                            };
+                        } else if let Some(etag) = value.as_etag() {
                             linerate_sumfile::etag::push_line(&mut line, &etag, name);
                         }
                     }

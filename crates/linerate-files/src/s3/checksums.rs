@@ -25,19 +25,10 @@ use sha2::Sha256;
 
 /// The ETag among `values` (all zeros if none was asked for).
 pub fn etag_of(values: Vec<S3Value>) -> Etag {
-    values
-        .into_iter()
-        .find(|v| v.algorithm == S3Algorithm::Md5)
-        .map_or(
-            Etag {
-                digest: [0; 16],
-                parts: None,
-            },
-            |v| Etag {
-                digest: v.value.try_into().unwrap_or([0; 16]),
-                parts: v.parts,
-            },
-        )
+    values.iter().find_map(S3Value::as_etag).unwrap_or(Etag {
+        digest: [0; 16],
+        parts: None,
+    })
 }
 
 /// Which checksums to compute.
