@@ -124,7 +124,7 @@ impl Checker<'_> {
             }
             Ok((verdict, len)) => {
                 tally.mismatched += 1;
-                explanation = verdict.explanation(len, &line.etag);
+                explanation = verdict.explanation(len, line.etag.parts);
                 Some("FAILED".to_string())
             }
             Err(e)

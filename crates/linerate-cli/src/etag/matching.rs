@@ -43,40 +43,13 @@ pub fn run_checksum(
                 let verdict = search_checksum(name, len, target, threads, max_work, &*progress)?;
                 Ok((verdict, len))
             });
-        let mut report = Vec::new();
-        match searched {
-            Err(e) => {
-                console.error_about(name_bytes, &error_text(e.io_error()));
-                ok = false;
-            }
-            Ok((Verdict::Found(Found::Plain), _)) => {
-                push_check_report(
-                    &mut report,
-                    name_bytes,
-                    "the whole object's (any part size)",
-                );
-                console.print(&report);
-            }
-            Ok((Verdict::Found(found), _)) => {
-                push_check_report(&mut report, name_bytes, &found.long());
-                console.print(&report);
-            }
-            Ok((verdict, len)) => {
-                push_check_report(&mut report, name_bytes, "no part size matches");
-                console.print(&report);
-                let why = match verdict {
-                    Verdict::NotFound(Some(cut)) => target.parts.map(|p| cut.message(p)),
-                    Verdict::NoSuchSplit => target
-                        .parts
-                        .map(|p| format!("no part size splits {len} bytes into {p} parts")),
-                    _ => None,
-                };
-                if let Some(why) = why {
-                    console.error_about(name_bytes, why.as_bytes());
-                }
-                ok = false;
-            }
-        }
+        ok &= report(
+            console,
+            name_bytes,
+            searched,
+            target.parts,
+            "the whole object's (any part size)",
+        );
     }
     ok
 }
@@ -106,25 +79,48 @@ pub fn run(
                 };
                 Ok((search.run(target)?, len))
             });
-        let mut report = Vec::new();
-        match searched {
-            Err(e) => {
-                console.error_about(name_bytes, &error_text(e.io_error()));
-                ok = false;
-            }
-            Ok((Verdict::Found(found), _)) => {
-                push_check_report(&mut report, name_bytes, &found.long());
-                console.print(&report);
-            }
-            Ok((verdict, len)) => {
-                push_check_report(&mut report, name_bytes, "no part size matches");
-                console.print(&report);
-                if let Some(why) = verdict.explanation(len, target) {
-                    console.error_about(name_bytes, why.as_bytes());
-                }
-                ok = false;
-            }
-        }
+        ok &= report(
+            console,
+            name_bytes,
+            searched,
+            target.parts,
+            "plain MD5 (uploaded in one PUT)",
+        );
     }
     ok
+}
+
+/// Reports one file's search: its part size (`plain`'s words for a value
+/// of the whole object), or no match with why; true if found.
+fn report(
+    console: &mut Console,
+    name: &[u8],
+    searched: Result<(Verdict, u64), FileError>,
+    parts: Option<u64>,
+    plain: &str,
+) -> bool {
+    let mut line = Vec::new();
+    match searched {
+        Err(e) => {
+            console.error_about(name, &error_text(e.io_error()));
+            false
+        }
+        Ok((Verdict::Found(found), _)) => {
+            let words = match found {
+                Found::Plain => plain.to_string(),
+                other => other.long(),
+            };
+            push_check_report(&mut line, name, &words);
+            console.print(&line);
+            true
+        }
+        Ok((verdict, len)) => {
+            push_check_report(&mut line, name, "no part size matches");
+            console.print(&line);
+            if let Some(why) = verdict.explanation(len, parts) {
+                console.error_about(name, why.as_bytes());
+            }
+            false
+        }
+    }
 }

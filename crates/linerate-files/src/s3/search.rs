@@ -122,9 +122,10 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Why nothing was found, for stderr: `None` when "no match" says it all.
-    pub fn explanation(&self, len: u64, target: &Etag) -> Option<String> {
-        match (self, target.parts) {
+    /// Why nothing was found for a value of `parts` parts (an ETag's or a
+    /// composite checksum's), for stderr: `None` when "no match" says it all.
+    pub fn explanation(&self, len: u64, parts: Option<u64>) -> Option<String> {
+        match (self, parts) {
             (Verdict::NotFound(Some(cut)), Some(parts)) => Some(cut.message(parts)),
             (Verdict::NoSuchSplit, Some(parts)) => Some(format!(
                 "no part size splits {len} bytes into {parts} parts"
