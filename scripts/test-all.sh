@@ -52,6 +52,16 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 # MD5-P/K groups its chains by register set when rayon has several threads
 # and by the backend's full width on one: run its oracle both ways.
 RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test it md5p_oracle:: 2>&1 | tee -a "$log"
+# The GPU tests (crates/linerate/tests/it/gpu.rs, python/tests/test_cuda.py)
+# ran above where a GPU is; without one they passed by skipping. Say which,
+# in one visible line, with linerate's own reason.
+echo "== GPU"
+if gpu_out=$(target/debug/linerate speed gpu --quick 2>&1); then
+    echo "$gpu_out"
+    echo "GPU tests: run on this machine's GPU"
+else
+    echo "GPU tests: skipped (${gpu_out#linerate: speed gpu: })"
+fi
 echo "== python tests against the wheel (${wheel##*/}, a fresh venv)"
 .venv-wheel-test/bin/python -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee -a "$log"
 echo "== hardware simulations (hw/run-tests.sh)"

@@ -4,7 +4,9 @@ HMAC and UMAC, for Python.
 
 hashlib-compatible hash objects (``md5``, ``md5p``, ``new``) that work as
 ``digestmod`` for :mod:`hmac` and with :func:`hashlib.file_digest`; batch
-APIs on the multi-buffer engine (``md5_many``, ``md5_many_offsets``); native
+APIs on the multi-buffer engine (``md5_many``, ``md5_many_offsets``, the
+latter also on an NVIDIA GPU with ``device="cuda"``) and columns already in
+GPU memory hashed in place (``md5_cuda``: CuPy, PyTorch, Numba); native
 file hashing (``hash_file``, ``hash_files``, ``s3_etag``, ``s3_checksums``:
 S3's ETag, CRC-64/NVME, CRC-32C, CRC-32, SHA-1, SHA-256); MACs (``hmac_md5``,
 ``HmacKey``, ``umac``) and ``compare_digest``. The GIL is released for
@@ -30,6 +32,7 @@ from ._linerate import (
     hmac_md5,
     md5,
     md5_many,
+    md5_cuda,
     md5_many_offsets,
     md5p,
     new,
@@ -49,6 +52,7 @@ __all__ = [
     "hash_files",
     "hmac_md5",
     "md5",
+    "md5_cuda",
     "md5_many",
     "md5_many_offsets",
     "md5p",

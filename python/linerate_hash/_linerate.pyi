@@ -69,7 +69,9 @@ def md5_many_offsets(
     *,
     threads: Optional[int] = None,
     hex: bool = False,
+    device: Optional[str] = None,
 ) -> Optional[bytes]: ...
+def md5_cuda(values: object, offsets: object, *, hex: bool = False) -> bytes: ...
 
 class ArrowDigests:
     """The digests of ``md5_arrow``, exported through the Arrow C data

@@ -10,6 +10,7 @@ mod arrow_column;
 mod arrow_ffi;
 mod buffer;
 mod column;
+mod cuda;
 mod files;
 mod hashers;
 mod mac;
@@ -35,6 +36,7 @@ fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mac::compare_digest, m)?)?;
     m.add_function(wrap_pyfunction!(many::md5_many, m)?)?;
     m.add_function(wrap_pyfunction!(many::md5_many_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::md5_cuda, m)?)?;
     m.add_function(wrap_pyfunction!(arrow_ffi::md5_arrow, m)?)?;
     m.add_class::<arrow_ffi::ArrowDigests>()?;
     m.add_function(wrap_pyfunction!(files::hash_file, m)?)?;

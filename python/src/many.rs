@@ -149,9 +149,11 @@ pub fn md5_many<'py>(
 /// bytes of lowercase hex digits), or writes them into `out` (any writable
 /// buffer of that size, e.g. a NumPy `uint8` array of shape (n, 16)) and
 /// returns None. Large columns use up to `threads` threads (default: every
-/// core).
+/// core). `device`: "cpu", "cuda" (the GPU, where there is one; else a
+/// RuntimeWarning says why and the CPU does it) or "auto" (the GPU past the
+/// measured crossover); default from LINERATE_DEVICE, else "cpu".
 #[pyfunction]
-#[pyo3(signature = (values, offsets, out = None, *, threads = None, hex = false))]
+#[pyo3(signature = (values, offsets, out = None, *, threads = None, hex = false, device = None))]
 pub fn md5_many_offsets<'py>(
     py: Python<'py>,
     values: &Bound<'py, PyAny>,
@@ -159,16 +161,18 @@ pub fn md5_many_offsets<'py>(
     out: Option<&Bound<'py, PyAny>>,
     threads: Option<usize>,
     hex: bool,
+    device: Option<&str>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let threads = thread_count(threads)?;
+    let device = crate::cuda::device(device)?;
     let values = Data::borrow(values)?;
     let offsets = buffer::typed(offsets)?;
     let values = values.bytes();
     match Offsets::read(&offsets)? {
-        Offsets::I32(o) => offsets_into(py, values, &o, out, threads, hex),
-        Offsets::U32(o) => offsets_into(py, values, &o, out, threads, hex),
-        Offsets::I64(o) => offsets_into(py, values, &o, out, threads, hex),
-        Offsets::U64(o) => offsets_into(py, values, &o, out, threads, hex),
+        Offsets::I32(o) => offsets_into(py, values, &o, out, threads, hex, device),
+        Offsets::U32(o) => offsets_into(py, values, &o, out, threads, hex, device),
+        Offsets::I64(o) => offsets_into(py, values, &o, out, threads, hex, device),
+        Offsets::U64(o) => offsets_into(py, values, &o, out, threads, hex, device),
     }
 }
 
@@ -180,6 +184,7 @@ fn offsets_into<'py, O: Offset>(
     out: Option<&Bound<'py, PyAny>>,
     threads: usize,
     hex: bool,
+    device: linerate::gpu::Device,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let rows =
         OffsetRows::new(values, offsets).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -189,6 +194,19 @@ fn offsets_into<'py, O: Offset>(
         _ => 0,
     };
     let need = column::width(hex) * n;
+    let placement = crate::cuda::placement(py, device, n, bytes)?;
+    let hash = |target: &mut [u8]| -> PyResult<()> {
+        match &placement {
+            #[cfg(feature = "cuda")]
+            linerate::gpu::Placement::Gpu(ctx) => py
+                .detach(|| crate::cuda::hash_on_gpu(ctx, &rows, hex, target))
+                .map_err(pyo3::exceptions::PyRuntimeError::new_err),
+            linerate::gpu::Placement::Cpu => {
+                py.detach(|| column::hash_into(&rows, bytes, threads, hex, target));
+                Ok(())
+            }
+        }
+    };
     match out {
         Some(out) => {
             let mut target = buffer::writable(out)?;
@@ -199,16 +217,13 @@ fn offsets_into<'py, O: Offset>(
                     target.len(),
                 )));
             }
-            py.detach(|| column::hash_into(&rows, bytes, threads, hex, target));
+            hash(target)?;
             Ok(None)
         }
         None => {
             // Written in place into the new bytes object, which no other
             // thread can see before it is returned.
-            let result = PyBytes::new_with(py, need, |target| {
-                py.detach(|| column::hash_into(&rows, bytes, threads, hex, target));
-                Ok(())
-            })?;
+            let result = PyBytes::new_with(py, need, |target| hash(target))?;
             Ok(Some(result))
         }
     }

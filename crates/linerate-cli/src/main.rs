@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 mod audit;
 mod cksum;
+mod device;
 mod etag;
 mod mac;
 mod mddriver;

@@ -34,6 +34,8 @@
 pub mod audit;
 pub mod engine;
 mod error;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 mod input;
 mod lane_buf;
 #[allow(unsafe_code)]

@@ -33,10 +33,10 @@ use crate::{FileError, Input, Progress};
 pub const WINDOW: usize = 4096;
 
 /// A regular file for the engine.
-struct Job<'a> {
-    path: &'a OsStr,
+pub(crate) struct Job<'a> {
+    pub(crate) path: &'a OsStr,
     /// Its size when it was `stat`ed: what it must still hold when read.
-    len: u64,
+    pub(crate) len: u64,
 }
 
 /// Hashes every one of `inputs` with `algorithm` on up to `threads`
@@ -202,7 +202,7 @@ fn wait_for(
 
 /// The regular files among `inputs`, as jobs for the engine, and each
 /// input's job (`None`: read on the calling thread in its turn).
-fn regular_jobs<'a>(inputs: &[Input<'a>]) -> (Vec<Job<'a>>, Vec<Option<usize>>) {
+pub(crate) fn regular_jobs<'a>(inputs: &[Input<'a>]) -> (Vec<Job<'a>>, Vec<Option<usize>>) {
     let mut jobs = Vec::new();
     let routes = inputs
         .iter()

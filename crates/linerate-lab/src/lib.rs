@@ -19,11 +19,14 @@
 //!   JSON run back;
 //! - [`packets`]: the ICV algorithms timed over a capture's packets, TCP-MD5
 //!   beside the kernel's own cost ([`kernel_md5`]);
-//! - [`progress`]: how a caller hears of a run.
+//! - [`progress`]: how a caller hears of a run;
+//! - `gpu` (feature `cuda`): the GPU section, `linerate speed gpu`.
 
 pub mod algo;
 pub mod blocks;
 pub mod cells;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod json;
 pub mod kernel_md5;
 pub mod keysetup;

@@ -22,6 +22,7 @@ pub mod cksum;
 pub mod clock;
 pub mod cpu;
 pub mod crc;
+pub mod gpu;
 pub mod hex;
 pub mod lanes;
 pub mod mac;

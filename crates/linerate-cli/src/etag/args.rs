@@ -8,6 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::sum::args::{CheckOptions, parse_threads};
 use crate::sum::getopt::{Getopt, LongOption};
+use linerate::gpu::Device;
 use linerate_files::s3::checksums::Request;
 use linerate_files::s3::layout::Policy;
 use linerate_files::s3::size::parse_size;
@@ -40,6 +41,9 @@ pub struct Options {
     pub check_options: CheckOptions,
     /// `-j`: worker threads; `None` for one per core.
     pub threads: Option<usize>,
+    /// `--device` (else `LINERATE_DEVICE`, else cpu): where the parts'
+    /// MD5 runs.
+    pub device: Device,
     /// `--max-work`: the most bytes one search may hash in its exhaustive
     /// phase; `None` for the default.
     pub max_work: Option<u64>,
@@ -81,6 +85,7 @@ enum Flag {
     Threshold,
     Match,
     Threads,
+    Device,
     MaxWork,
     Checksum,
     ChecksumType,
@@ -119,6 +124,7 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     long("threshold", Flag::Threshold),
     long("match", Flag::Match),
     long("threads", Flag::Threads),
+    long("device", Flag::Device),
     long("max-work", Flag::MaxWork),
     long("checksum", Flag::Checksum),
     long("checksum-type", Flag::ChecksumType),
@@ -134,6 +140,9 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
         policy: Policy::default(),
         check_options: CheckOptions::default(),
         threads: None,
+        device: Device::from_env()
+            .map_err(|e| format!("{}: {e}", linerate::gpu::DEVICE_ENV))?
+            .unwrap_or(Device::Cpu),
         max_work: None,
         checksums: None,
         verify: VerifyOptions {
@@ -196,6 +205,10 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, String
                 options.max_work = Some(parse_size(argument).map_err(|e| e.to_string())?)
             }
             Flag::Threads => options.threads = Some(parse_threads(argument)?),
+            Flag::Device => {
+                options.device = Device::from_name(&String::from_utf8_lossy(argument))
+                    .map_err(|e| e.to_string())?;
+            }
             Flag::Checksum => {
                 // Repeatable, and a comma-separated list each time.
                 for name in String::from_utf8_lossy(argument).split(',') {

@@ -20,6 +20,7 @@ pub fn run(
     policy: &Policy,
     checksums: Option<&Request>,
     threads: usize,
+    device: linerate::gpu::Device,
 ) -> bool {
     if let Some(size) = policy.part_size
         && !(S3_MIN_PART..=S3_MAX_PART).contains(&size)
@@ -39,43 +40,74 @@ pub fn run(
     let inputs: Vec<_> = files.iter().map(|f| input(f)).collect();
     let progress = std::sync::Arc::clone(&console.progress);
     let request = checksums.cloned().unwrap_or_else(Request::etag);
-    checksums_in_order(
-        &inputs,
-        policy,
-        &request,
-        threads,
-        &*progress,
-        |index, layout, result| {
-            let name = files[index].as_bytes();
-            // S3 refuses uploads of more than 10,000 parts; say so, but print
-            // the ETag.
-            if let Some(Layout::Parts { size, count }) = layout
-                && count > MAX_PARTS
-            {
-                let detail = format!(
-                    "warning: {count} parts of {}; S3 takes at most {MAX_PARTS}",
-                    human(size)
-                );
-                console.error_about(name, detail.as_bytes());
-            }
-            match result {
-                Ok(values) => {
-                    line.clear();
-                    for value in &values {
-                        if checksums.is_some() {
-                            linerate_sumfile::s3::push_line(&mut line, value, name);
-                        } else if let Some(etag) = value.as_etag() {
-                            linerate_sumfile::etag::push_line(&mut line, &etag, name);
-                        }
+    let mut each = |index: usize,
+                    layout: Option<Layout>,
+                    result: Result<Vec<_>, linerate_files::FileError>| {
+        let name = files[index].as_bytes();
+        // S3 refuses uploads of more than 10,000 parts; say so, but print
+        // the ETag.
+        if let Some(Layout::Parts { size, count }) = layout
+            && count > MAX_PARTS
+        {
+            let detail = format!(
+                "warning: {count} parts of {}; S3 takes at most {MAX_PARTS}",
+                human(size)
+            );
+            console.error_about(name, detail.as_bytes());
+        }
+        match result {
+            Ok(values) => {
+                line.clear();
+                for value in &values {
+                    if checksums.is_some() {
+                        linerate_sumfile::s3::push_line(&mut line, value, name);
+                    } else if let Some(etag) = value.as_etag() {
+                        linerate_sumfile::etag::push_line(&mut line, &etag, name);
                     }
-                    console.print(&line);
                 }
-                Err(e) => {
-                    console.error_about(name, &error_text(e.io_error()));
-                    ok = false;
-                }
+                console.print(&line);
             }
-        },
-    );
+            Err(e) => {
+                console.error_about(name, &error_text(e.io_error()));
+                ok = false;
+            }
+        }
+    };
+    // Plain ETags can go to the GPU: every part of every file one message.
+    #[cfg(feature = "cuda")]
+    if checksums.is_none() {
+        let work = || gpu_work(&inputs, policy);
+        if let Some(ctx) = crate::device::gpu_for(device, work) {
+            let ran = linerate_files::gpu::etags_in_order_gpu(
+                ctx, &inputs, policy, threads, &*progress, &mut each,
+            );
+            match ran {
+                Ok(()) => return ok,
+                Err(e) => eprintln!("{}: GPU not used: {e}", crate::PROGRAM),
+            }
+        }
+    }
+    #[cfg(not(feature = "cuda"))]
+    let _ = crate::device::gpu_for(device, || linerate::gpu::Work::Streams {
+        count: 0,
+        bytes: 0,
+    });
+    checksums_in_order(&inputs, policy, &request, threads, &*progress, &mut each);
     ok
+}
+
+/// The parts of the regular files among `inputs`, for `--device auto`.
+#[cfg(feature = "cuda")]
+fn gpu_work(inputs: &[linerate_files::Input<'_>], policy: &Policy) -> linerate::gpu::Work {
+    let (mut count, mut bytes) = (0, 0);
+    for input in inputs {
+        if let linerate_files::Input::Path(p) = input
+            && let Ok(m) = std::fs::metadata(p)
+            && m.is_file()
+        {
+            count += policy.layout(m.len()).segments() as u64;
+            bytes += m.len();
+        }
+    }
+    linerate::gpu::Work::Streams { count, bytes }
 }

@@ -185,6 +185,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
                 &options.policy,
                 options.checksums.as_ref(),
                 threads,
+                options.device,
             );
             console.finish(ok)
         }

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-Usage: linerate report [-o FILE] [--markdown] [--quick | --from LAB]
+Usage: linerate report [-o FILE] [--markdown] [--quick | --from LAB] [--gpu RUN]
 Run the speed lab (as 'linerate speed' with no ALGO), or read a run saved
 by 'linerate speed --json > LAB', and write one
 self-contained HTML page: every table, each seed document's table quoted
@@ -35,6 +35,10 @@ features, the backends, the commit and the date. No external assets.
   --from LAB               measure nothing: render the run saved in LAB
                            ('linerate speed --json' output; '-' reads
                            standard input)
+  --gpu RUN                add the plot of a saved GPU run ('linerate speed
+                           gpu --json' output, e.g. docs/gpu/h100-run3.json):
+                           MD5 on the GPU and the CPU by batch size beside
+                           the link rates
   -h, --help               print this help
 
 OUTPUT FILES: a regular file (or a new one) is written to a temporary file
@@ -42,9 +46,9 @@ beside it and renamed into place when whole: never half-written; it keeps
 the mode, owner and group of the file it replaces. A symbolic link is
 written through to its target. A device or FIFO is written to directly.
 
-Exit status: 0 on success; 1 if the output could not be written or LAB is
-not a saved run (the message names the table and cell; nothing is
-written); 2 for a usage error.
+Exit status: 0 on success; 1 if the output could not be written or LAB (or
+RUN) is not a saved run (the message names the table and cell, or the
+missing key; nothing is written); 2 for a usage error.
 ";
 
 /// What `linerate report` was asked to do.
@@ -53,6 +57,7 @@ struct ReportOptions {
     markdown: bool,
     quick: bool,
     from: Option<PathBuf>,
+    gpu: Option<PathBuf>,
     help: bool,
 }
 
@@ -62,6 +67,7 @@ fn parse(args: &[OsString]) -> Result<ReportOptions, String> {
         markdown: false,
         quick: false,
         from: None,
+        gpu: None,
         help: false,
     };
     let mut args = args.iter();
@@ -83,8 +89,16 @@ fn parse(args: &[OsString]) -> Result<ReportOptions, String> {
                     .ok_or_else(|| format!("option '{text}' needs a FILE"))?;
                 o.from = Some(PathBuf::from(path));
             }
+            "--gpu" => {
+                let path = args
+                    .next()
+                    .ok_or_else(|| format!("option '{text}' needs a FILE"))?;
+                o.gpu = Some(PathBuf::from(path));
+            }
             _ => {
-                if let Some(path) = text.strip_prefix("--from=") {
+                if let Some(path) = text.strip_prefix("--gpu=") {
+                    o.gpu = Some(PathBuf::from(path));
+                } else if let Some(path) = text.strip_prefix("--from=") {
                     o.from = Some(PathBuf::from(path));
                 } else if let Some(path) = text.strip_prefix("--output=") {
                     o.output = output_path(&OsString::from(path));
@@ -104,6 +118,16 @@ fn parse(args: &[OsString]) -> Result<ReportOptions, String> {
         return Err("--from renders a saved run: it takes no --quick".to_string());
     }
     Ok(o)
+}
+
+/// The plots of the GPU run saved in `path`, or a one-line reason naming
+/// the file.
+fn gpu_run(path: &std::path::Path) -> Result<Vec<linerate_lab::report::plots::Plot>, String> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {}", reason(&e)))?;
+    let run: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{name}: not JSON: {e}"))?;
+    linerate_lab::report::gpu_plots::plots(&run).map_err(|e| format!("{name}: {e}"))
 }
 
 /// `-` is standard output.
@@ -127,6 +151,14 @@ pub fn main(args: &[OsString]) -> ExitCode {
     // A saved run is read first: if it is not one, nothing is written.
     let saved = match options.from.as_deref().map(saved_run).transpose() {
         Ok(saved) => saved,
+        Err(message) => {
+            eprintln!("{PROGRAM}: report: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    // So is a saved GPU run.
+    let gpu_plots = match options.gpu.as_deref().map(gpu_run).transpose() {
+        Ok(plots) => plots.unwrap_or_default(),
         Err(message) => {
             eprintln!("{PROGRAM}: report: {message}");
             return ExitCode::from(1);
@@ -159,9 +191,9 @@ pub fn main(args: &[OsString]) -> ExitCode {
         }
     };
     let page = if options.markdown {
-        markdown::render(&lab)
+        markdown::render_with(&lab, gpu_plots)
     } else {
-        html::render(&lab)
+        html::render_with(&lab, gpu_plots)
     };
     match (temp, &options.output) {
         (Some(mut temp), Some(path)) => {

@@ -11,6 +11,7 @@
 //! and JSON output.
 
 pub mod args;
+pub mod gpu;
 pub mod progress;
 
 use crate::PROGRAM;
@@ -33,6 +34,7 @@ With no ALGO: every table (throughput by block size, key setup, per-packet
 MAC cost, RFC 1810's model, link rates, hardware model), about 35 seconds
 on an idle machine.
 With ALGOs: only their rows of the throughput table.
+'linerate speed gpu' runs the GPU section instead (see its --help).
 
 ALGO: md5, md5-mb (multi-buffer), md5p4, md5p8, md5p16, md5p32, hmac-md5,
       hmac-md5-mb (multi-buffer), keyed-md5-mb (RFC 1828, multi-buffer),
@@ -68,6 +70,9 @@ error (an unrecognized option or ALGO).
 
 /// Runs `linerate speed`.
 pub fn main(args: &[OsString]) -> ExitCode {
+    if args.first().is_some_and(|a| a == "gpu") {
+        return gpu::main(&args[1..]);
+    }
     let options = match args::parse(args) {
         Ok(options) => options,
         Err(message) => {

@@ -6,6 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 use super::getopt::{Getopt, LongOption};
 use linerate::HashAlgorithm;
 use linerate::cksum::{CksumAlgorithm, DigestAlgorithm};
+use linerate::gpu::Device;
 use linerate_files::tree::{Exclude, WalkOptions};
 use linerate_sumfile::format::LineStyle;
 use linerate_sumfile::quote::{self, Charset};
@@ -42,6 +43,9 @@ pub struct Options {
     pub also: Vec<CksumAlgorithm>,
     /// `-j`: threads hashing files; `None` for one per available core.
     pub threads: Option<usize>,
+    /// `--device` (else `LINERATE_DEVICE`, else cpu): where MD5 of regular
+    /// files runs.
+    pub device: Device,
     /// `-r`: directories among the operands are walked for their files.
     pub recursive: bool,
     /// `--follow` and `--exclude`, for `-r`'s walk.
@@ -111,6 +115,8 @@ pub(crate) enum Flag {
     FilesFrom,
     /// `-0`.
     Null,
+    /// `--device cpu|cuda|auto` (takes an argument).
+    Device,
 }
 
 /// linerate's own options, which take an argument.
@@ -156,6 +162,10 @@ const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     LongOption {
         name: "files-from",
         value: Flag::FilesFrom,
+    },
+    LongOption {
+        name: "device",
+        value: Flag::Device,
     },
 ];
 
@@ -232,6 +242,7 @@ pub(crate) struct Given {
     algorithm: DigestAlgorithm,
     also: Vec<CksumAlgorithm>,
     threads: Option<usize>,
+    device: Option<Device>,
     tree: TreeGiven,
 }
 
@@ -272,6 +283,7 @@ impl Given {
             | Flag::Also
             | Flag::Threads
             | Flag::Exclude
+            | Flag::Device
             | Flag::FilesFrom => {}
         }
     }
@@ -306,6 +318,10 @@ impl Given {
                 self.tree.exclude.push(argument);
             }
             Flag::FilesFrom => self.tree.files_from = Some(argument),
+            Flag::Device => {
+                let name = String::from_utf8_lossy(argument.as_bytes());
+                self.device = Some(Device::from_name(&name).map_err(|e| e.to_string())?);
+            }
             _ => {}
         }
         Ok(())
@@ -457,6 +473,14 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, UsageE
         algorithm: given.algorithm,
         also: given.also.clone(),
         threads: given.threads,
+        device: match given.device {
+            Some(d) => d,
+            None => Device::from_env()
+                .map_err(|e| {
+                    UsageError(format!("{}: {e}", linerate::gpu::DEVICE_ENV).into_bytes())
+                })?
+                .unwrap_or(Device::Cpu),
+        },
         recursive: tree.recursive,
         walk: WalkOptions {
             follow: tree.follow,

@@ -64,6 +64,27 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
         CksumValue::Sum { .. } => Vec::new(),
     };
     let threads = options.thread_count();
+    #[cfg(feature = "cuda")]
+    if options.algorithm == DigestAlgorithm::Hash(linerate::HashAlgorithm::Md5)
+        && options.also.is_empty()
+    {
+        let work = || regular_work(&inputs);
+        if let Some(ctx) = crate::device::gpu_for(options.device, work) {
+            let ran = linerate_files::gpu::hash_in_order_gpu(ctx, &inputs, &*progress, |i, r| {
+                each(i, r.map(|d| (d.to_vec(), Vec::new())));
+            });
+            match ran {
+                Ok(()) => {
+                    for e in errors {
+                        report(console, e);
+                    }
+                    return ok;
+                }
+                // Nothing was delivered: the CPU does it all.
+                Err(e) => eprintln!("{}: GPU not used: {e}", crate::PROGRAM),
+            }
+        }
+    }
     match (options.algorithm, options.also.is_empty()) {
         // MD5 and MD5-P/K alone: in the lanes.
         (DigestAlgorithm::Hash(algorithm), true) => {
@@ -104,4 +125,20 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
         report(console, e);
     }
     ok
+}
+
+/// The regular files among `inputs`, for `--device auto`'s decision.
+#[cfg(feature = "cuda")]
+fn regular_work(inputs: &[linerate_files::Input<'_>]) -> linerate::gpu::Work {
+    let (mut count, mut bytes) = (0, 0);
+    for input in inputs {
+        if let linerate_files::Input::Path(p) = input
+            && let Ok(m) = std::fs::metadata(p)
+            && m.is_file()
+        {
+            count += 1;
+            bytes += m.len();
+        }
+    }
+    linerate::gpu::Work::Streams { count, bytes }
 }

@@ -111,6 +111,11 @@ With no FILE, or when FILE is -, read standard input.
       --files-from=FILE  read the FILEs from FILE (- for standard input), one
                           per line; empty lines are skipped
   -0, --null            with --files-from, the names end with NUL, not newline
+      --device=DEV      where MD5 of regular files runs: cpu (default), cuda
+                          (many files at once on the GPU, where there is one;
+                          else one line says why and the CPU does it) or auto
+                          (the GPU for file sets past the measured crossover);
+                          default from LINERATE_DEVICE
       --tag             create a BSD-style checksum
   -t, --text            read in text mode (default)
   -z, --zero            end each output line with NUL, not newline,
@@ -139,8 +144,8 @@ When checking, a BSD-style line is checked with the function its tag
 names (MD5, MD5P16, SHA256, BLAKE2b-256, ... as cksum writes them), so one
 file may mix them; other lines are checked with --algorithm's function. With -w, a malformed line is reported
 as an 'improperly formatted MD5 checksum line' (MD5P16 under -a md5p16).
---algorithm, --threads, --recursive, --follow, --exclude, --files-from and
---null cannot be abbreviated; --threads applies to computing sums only.
+--algorithm, --threads, --recursive, --follow, --exclude, --files-from,
+--device and --null cannot be abbreviated; --threads applies to computing sums only.
 With -r, an unreadable directory, and with --follow a broken link or a
 loop, is reported on a line of its own and makes the exit status 1; the
 rest of the tree is still hashed. Names are printed as they are, escaped

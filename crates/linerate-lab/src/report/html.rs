@@ -25,6 +25,12 @@ figure { margin: 0.5em 0; } figcaption { font-weight: bold; max-width: 620px; }
 
 /// The whole report.
 pub fn render(lab: &Lab) -> String {
+    render_with(lab, Vec::new())
+}
+
+/// The whole report with `extra` plots after the lab's own (the GPU
+/// section's, from a saved `linerate speed gpu --json` run).
+pub fn render_with(lab: &Lab, extra: Vec<plots::Plot>) -> String {
     let mut out = String::new();
     let m = &lab.machine;
     let _ = write!(
@@ -51,7 +57,7 @@ pub fn render(lab: &Lab) -> String {
          not measured in this run.</p>\n",
     );
     out.push_str("<h2>Plots</h2>\n<div class=\"plots\">\n");
-    for plot in plots::all(lab) {
+    for plot in plots::all(lab).into_iter().chain(extra) {
         let _ = writeln!(
             out,
             "<figure><figcaption>{}</figcaption>",

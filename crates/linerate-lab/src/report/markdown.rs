@@ -42,6 +42,12 @@ pub fn machine_rows(lab: &Lab) -> Vec<(String, String)> {
 
 /// The whole report.
 pub fn render(lab: &Lab) -> String {
+    render_with(lab, Vec::new())
+}
+
+/// The whole report with `extra` plots after the lab's own (the GPU
+/// section's, from a saved `linerate speed gpu --json` run).
+pub fn render_with(lab: &Lab, extra: Vec<plots::Plot>) -> String {
     let mut out = String::from("# linerate performance report\n\n| | |\n|---|---|\n");
     for (k, v) in machine_rows(lab) {
         let _ = writeln!(out, "| {} | {} |", cell(&k), cell(&v));
@@ -52,7 +58,7 @@ pub fn render(lab: &Lab) -> String {
          RFC 1810's formulas; hardware figures were synthesised by hw/syn/run.sh, not \
          measured in this run.\n\n## Plots\n\n",
     );
-    for plot in plots::all(lab) {
+    for plot in plots::all(lab).into_iter().chain(extra) {
         let _ = writeln!(out, "**{}**\n", plot.title);
         match plot.svg {
             // No blank lines inside the raw HTML block.

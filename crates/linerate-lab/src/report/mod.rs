@@ -3,6 +3,7 @@
 //! beside today's figures, plots, and the machine (CPU, features,
 //! backends, commit, date).
 
+pub mod gpu_plots;
 pub mod html;
 pub mod markdown;
 pub mod plots;

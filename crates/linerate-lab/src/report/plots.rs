@@ -130,6 +130,7 @@ fn draw_markers<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
 }
 
 /// A plot: its title and its SVG (or the reason there is none).
+#[derive(Debug)]
 pub struct Plot {
     pub title: String,
     pub svg: Result<String, String>,
@@ -298,8 +299,19 @@ fn series(
 }
 
 /// Log-log lines, one per series, with labelled horizontal lines.
-fn lines(
+pub(super) fn lines(
     data: &[(String, Vec<(f64, f64)>)],
+    y_label: &str,
+    horizontal: &[(String, f64)],
+) -> Result<String, String> {
+    lines_over(data, "block bytes", y_label, horizontal)
+}
+
+/// [`lines`] with the x axis named; x ticks past a million are written in
+/// binary units (4 KiB, 1 GiB).
+pub(super) fn lines_over(
+    data: &[(String, Vec<(f64, f64)>)],
+    x_label: &str,
     y_label: &str,
     horizontal: &[(String, f64)],
 ) -> Result<String, String> {
@@ -340,12 +352,19 @@ fn lines(
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
-            .x_desc("block bytes")
+            .x_desc(x_label)
             .y_desc(y_label)
             .label_style(("sans-serif", TICK_FONT))
             .axis_desc_style(("sans-serif", AXIS_FONT))
             .light_line_style(WHITE)
-            .x_label_formatter(&|v| format!("{v:.0}"))
+            .x_labels(if x_hi > 1e6 { 5 } else { 10 })
+            .x_label_formatter(&|v| {
+                if x_hi > 1e6 {
+                    binary_units(*v)
+                } else {
+                    format!("{v:.0}")
+                }
+            })
             .y_label_formatter(&|v| format!("{v:.0e}"))
             .draw()
             .map_err(|e| e.to_string())?;
@@ -380,6 +399,18 @@ fn lines(
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// `v` bytes as 512, 4 KiB, 16 MiB, 1 GiB.
+fn binary_units(v: f64) -> String {
+    let units = [("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for (name, shift) in units {
+        let unit = (1u64 << shift) as f64;
+        if v >= unit {
+            return format!("{:.0} {name}", v / unit);
+        }
+    }
+    format!("{v:.0}")
 }
 
 /// MD5-P/K over MD5 at the largest block size both were measured at.

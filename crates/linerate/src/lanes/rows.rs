@@ -16,6 +16,12 @@ pub trait Rows: Sync {
     fn count(&self) -> usize;
     /// Row `i` (`i < count()`).
     fn row(&self, i: usize) -> &[u8];
+    /// The bytes of all rows, if they lie back to back in order in one
+    /// buffer (row `i + 1` starts where row `i` ends, as in Arrow's offset
+    /// layouts): a batch copy is then one copy. `None` if not known.
+    fn contiguous(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl Rows for [&[u8]] {
@@ -135,6 +141,12 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
         let start = self.offsets[i].index().unwrap_or(0);
         let end = self.offsets[i + 1].index().unwrap_or(0);
         &self.values[start..end]
+    }
+    fn contiguous(&self) -> Option<&[u8]> {
+        // Checked in `new`: in bounds and never decreasing.
+        let start = self.offsets.first()?.index()?;
+        let end = self.offsets.last()?.index()?;
+        Some(&self.values[start..end])
     }
 }
 

@@ -4,6 +4,7 @@
 mod support;
 
 mod crc;
+mod gpu;
 mod hmac_many;
 mod hmac_oracles;
 mod hmac_rfc2202;

@@ -1,0 +1,205 @@
+//! The GPU from Python: `md5_cuda` hashes a column already in GPU memory
+//! (CuPy arrays, PyTorch CUDA tensors, Numba device arrays: anything with
+//! `__cuda_array_interface__`) in place, and `device=` on the column
+//! functions sends host columns through the GPU pipeline.
+
+use linerate::gpu::{Device, Placement, Work, place};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
+
+/// `device=` (else `LINERATE_DEVICE`, else cpu).
+pub fn device(name: Option<&str>) -> PyResult<Device> {
+    let parsed = match name {
+        Some(n) => Device::from_name(n).map(Some),
+        None => Device::from_env(),
+    };
+    Ok(parsed
+        .map_err(|e| PyValueError::new_err(e.to_string()))?
+        .unwrap_or(Device::Cpu))
+}
+
+/// Where rows of `bytes` bytes go under `device`. `cuda` without a GPU
+/// warns once (Python's `RuntimeWarning`) and runs on the CPU.
+pub fn placement(
+    py: Python<'_>,
+    device: Device,
+    count: usize,
+    bytes: usize,
+) -> PyResult<Placement> {
+    match place(
+        device,
+        Work::Rows {
+            count: count as u64,
+            bytes: bytes as u64,
+        },
+    ) {
+        Ok(p) => Ok(p),
+        Err(why) => {
+            let warnings = py.import("warnings")?;
+            let category = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
+            warnings.call_method1("warn", (format!("linerate: GPU not used: {why}"), category))?;
+            Ok(Placement::Cpu)
+        }
+    }
+}
+
+/// MD5 of `rows` into `out` (16 bytes a row, or 32 hex digits) on the GPU.
+#[cfg(feature = "cuda")]
+pub fn hash_on_gpu<R: linerate::Rows + ?Sized>(
+    ctx: &linerate::gpu::Context,
+    rows: &R,
+    hex: bool,
+    out: &mut [u8],
+) -> Result<(), String> {
+    let mut digests = vec![[0u8; 16]; rows.count()];
+    ctx.md5_rows(rows, &mut digests)
+        .map_err(|e| e.to_string())?;
+    if hex {
+        linerate::hex::hex_digests(&digests, out);
+    } else {
+        out.copy_from_slice(digests.as_flattened());
+    }
+    Ok(())
+}
+
+/// One array's `__cuda_array_interface__`: its device address, element
+/// count and type string; contiguous and one-dimensional only.
+struct DeviceArray {
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    ptr: u64,
+    len: usize,
+    typestr: String,
+}
+
+fn device_array(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<DeviceArray> {
+    let cai = obj.getattr("__cuda_array_interface__").map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{what} has no __cuda_array_interface__ (give a CuPy array, a PyTorch CUDA tensor or a Numba device array)"
+        ))
+    })?;
+    let cai = cai.cast::<PyDict>()?;
+    let get = |k: &str| -> PyResult<Bound<'_, PyAny>> {
+        cai.get_item(k)?.ok_or_else(|| {
+            PyValueError::new_err(format!("{what}: __cuda_array_interface__ has no '{k}'"))
+        })
+    };
+    let shape = get("shape")?;
+    let shape = shape.cast::<PyTuple>()?;
+    if shape.len() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be one-dimensional (shape {shape})"
+        )));
+    }
+    let len: usize = shape.get_item(0)?.extract()?;
+    let typestr: String = get("typestr")?.extract()?;
+    let itemsize: usize = typestr[2..].parse().unwrap_or(0);
+    if let Some(strides) = cai.get_item("strides")?
+        && !strides.is_none()
+    {
+        let s: (isize,) = strides.extract()?;
+        if s.0 != itemsize as isize {
+            return Err(PyValueError::new_err(format!("{what} must be contiguous")));
+        }
+    }
+    let data = get("data")?;
+    let (ptr, _readonly): (u64, bool) = data.extract()?;
+    if len > 0 && ptr == 0 {
+        return Err(PyValueError::new_err(format!(
+            "{what} has a null data pointer"
+        )));
+    }
+    Ok(DeviceArray { ptr, len, typestr })
+}
+
+/// `md5_cuda(values, offsets, *, hex=False) -> bytes`: MD5 of every row of
+/// a column in GPU memory, in place: row `i` is
+/// `values[offsets[i]:offsets[i + 1]]`, values of one-byte elements,
+/// offsets int32 (cuDF's, Arrow's `binary`) or int64/uint64 (`large_binary`).
+/// Returns the n digests as one `bytes` (16 n, or 32 n hex digits). The
+/// offsets are checked on the GPU first: bad ones raise ValueError naming
+/// the row. Waits for all of the device's work first (the arrays' producer
+/// may still be writing them). Device 0 only.
+#[pyfunction]
+#[pyo3(signature = (values, offsets, *, hex = false))]
+pub fn md5_cuda<'py>(
+    py: Python<'py>,
+    values: &Bound<'py, PyAny>,
+    offsets: &Bound<'py, PyAny>,
+    hex: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let v = device_array(values, "values")?;
+    let o = device_array(offsets, "offsets")?;
+    if !matches!(&v.typestr[1..], "u1" | "i1" | "b1") {
+        return Err(PyTypeError::new_err(format!(
+            "values must have one-byte elements (typestr {})",
+            v.typestr
+        )));
+    }
+    if o.len == 0 {
+        return Err(PyValueError::new_err(
+            "offsets are empty: n rows need n + 1 offsets",
+        ));
+    }
+    run_md5_cuda(py, v, o, hex)
+}
+
+#[cfg(feature = "cuda")]
+fn run_md5_cuda<'py>(
+    py: Python<'py>,
+    v: DeviceArray,
+    o: DeviceArray,
+    hex: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    use linerate::gpu::{DeviceOffsets, DeviceRows, DeviceRowsError};
+    let offsets = match &o.typestr[1..] {
+        "i4" => DeviceOffsets::I32(o.ptr),
+        "i8" | "u8" => DeviceOffsets::U64(o.ptr),
+        t => {
+            return Err(PyTypeError::new_err(format!(
+                "offsets must be int32, int64 or uint64 (typestr {t})"
+            )));
+        }
+    };
+    let ctx =
+        linerate::gpu::gpu().map_err(|why| PyRuntimeError::new_err(format!("no GPU: {why}")))?;
+    let rows = DeviceRows {
+        data: v.ptr,
+        data_len: v.len as u64,
+        offsets,
+        count: (o.len - 1) as u64,
+    };
+    let digests = py
+        .detach(|| {
+            ctx.synchronize()?;
+            // SAFETY: the addresses come from the arrays' own interface,
+            // which promises device memory of that size; the offsets are
+            // checked on the device before any row is read.
+            unsafe { ctx.md5_device_rows(&rows) }
+        })
+        .map_err(|e| match e {
+            DeviceRowsError::BadOffsets { .. } => PyValueError::new_err(e.to_string()),
+            DeviceRowsError::Gpu(g) => PyRuntimeError::new_err(g.to_string()),
+        })?;
+    let w = if hex { 32 } else { 16 };
+    PyBytes::new_with(py, w * digests.len(), |out| {
+        if hex {
+            linerate::hex::hex_digests(&digests, out);
+        } else {
+            out.copy_from_slice(digests.as_flattened());
+        }
+        Ok(())
+    })
+}
+
+#[cfg(not(feature = "cuda"))]
+fn run_md5_cuda<'py>(
+    _py: Python<'py>,
+    _v: DeviceArray,
+    _o: DeviceArray,
+    _hex: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    Err(PyRuntimeError::new_err(
+        "this build of linerate has no CUDA support (feature `cuda`)",
+    ))
+}
