@@ -4,8 +4,10 @@
 # what scripts/gpu_prepare.sh built on the development machine and left in
 # .gpu/ (the CLI, the linerate crate's test binary) and the Python module.
 #
-#   scripts/gpu_check.sh [--quick]
+#   scripts/gpu_check.sh [--quick | --tests-only]
 #
+# --quick runs the lab on small batches; --tests-only leaves it out (and
+# makes the CLI's file set small): the correctness checks alone.
 # Each step has its own time limit and log (under $OUT, else /tmp/gpu-out);
 # a failing step does not stop the others. The last lines are a summary.
 set -u
@@ -116,11 +118,11 @@ export -f machine rust_tests cli_checks python_checks lab
 export ROOT BIN OUT
 step machine 30 machine
 step rust-tests 150 rust_tests
-if [ "$QUICK" = "--quick" ]; then
-    step lab 120 lab --quick
-else
-    step lab 280 lab
-fi
+case "$QUICK" in
+--quick) step lab 120 lab --quick ;;
+--tests-only) export LR_FILES=${LR_FILES:-300} ;;
+*) step lab 280 lab ;;
+esac
 step python 60 python_checks
 step cli 150 cli_checks
 echo "=== summary"

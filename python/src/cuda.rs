@@ -36,12 +36,43 @@ pub fn placement(
     ) {
         Ok(p) => Ok(p),
         Err(why) => {
-            let warnings = py.import("warnings")?;
-            let category = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
-            warnings.call_method1("warn", (format!("linerate: GPU not used: {why}"), category))?;
+            warn(py, &why)?;
             Ok(Placement::Cpu)
         }
     }
+}
+
+/// Where MD5 of the files at `paths` goes under `device` (the regular
+/// files' count and bytes weighed as `linerate sum --device` weighs them).
+pub fn placement_streams(
+    py: Python<'_>,
+    device: Device,
+    paths: &[std::ffi::OsString],
+) -> PyResult<Placement> {
+    let (mut count, mut bytes) = (0u64, 0u64);
+    for p in paths {
+        if let Ok(m) = std::fs::metadata(p)
+            && m.is_file()
+        {
+            count += 1;
+            bytes += m.len();
+        }
+    }
+    match place(device, Work::Streams { count, bytes }) {
+        Ok(p) => Ok(p),
+        Err(why) => {
+            warn(py, &why)?;
+            Ok(Placement::Cpu)
+        }
+    }
+}
+
+/// A `RuntimeWarning` saying why the GPU was not used.
+pub fn warn(py: Python<'_>, why: &linerate::gpu::Unavailable) -> PyResult<()> {
+    let warnings = py.import("warnings")?;
+    let category = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
+    warnings.call_method1("warn", (format!("linerate: GPU not used: {why}"), category))?;
+    Ok(())
 }
 
 /// MD5 of `rows` into `out` (16 bytes a row, or 32 hex digits) on the GPU.

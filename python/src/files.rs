@@ -38,27 +38,49 @@ pub fn hash_file<'py>(
     ))
 }
 
-/// `hash_files(paths, algo="md5", threads=None, errors="raise")`: the
-/// digest of every path, in order. With `errors="raise"` the first path
-/// (in order) that fails raises its `OSError`; with `errors="return"` the
-/// exception takes that path's place in the list.
+/// `hash_files(paths, algo="md5", threads=None, errors="raise",
+/// device=None)`: the digest of every path, in order. With
+/// `errors="raise"` the first path (in order) that fails raises its
+/// `OSError`; with `errors="return"` the exception takes that path's place
+/// in the list. `device` ("cpu", "cuda", "auto"; default from
+/// LINERATE_DEVICE, else "cpu") sends MD5 of the regular files to the GPU
+/// as `linerate sum --device` does.
 #[pyfunction]
-#[pyo3(signature = (paths, algo = "md5", threads = None, errors = "raise"))]
+#[pyo3(signature = (paths, algo = "md5", threads = None, errors = "raise", device = None))]
 pub fn hash_files<'py>(
     py: Python<'py>,
     paths: &Bound<'py, PyAny>,
     algo: &str,
     threads: Option<usize>,
     errors: &str,
+    device: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
     let algorithm = algorithm(algo)?;
     let raise = errors_mode(errors)?;
     let threads = thread_count(threads)?;
+    let device = crate::cuda::device(device)?;
     let paths = paths
         .try_iter()?
         .map(|p| os_path(&p?))
         .collect::<PyResult<Vec<_>>>()?;
-    let results = py.detach(|| hash_paths(&paths, algorithm, threads));
+    let placement = if algorithm == HashAlgorithm::Md5 && device != linerate::gpu::Device::Cpu {
+        crate::cuda::placement_streams(py, device, &paths)?
+    } else {
+        linerate::gpu::Placement::Cpu
+    };
+    // A GPU that fails before anything is hashed leaves it to the CPU,
+    // with a warning.
+    let (results, gpu_failed) = py.detach(|| match placement {
+        #[cfg(feature = "cuda")]
+        linerate::gpu::Placement::Gpu(ctx) => match hash_paths_gpu(ctx, &paths) {
+            Ok(r) => (r, None),
+            Err(e) => (hash_paths(&paths, algorithm, threads), Some(e.to_string())),
+        },
+        linerate::gpu::Placement::Cpu => (hash_paths(&paths, algorithm, threads), None),
+    });
+    if let Some(why) = gpu_failed {
+        crate::cuda::warn(py, &linerate::gpu::Unavailable(why))?;
+    }
     let list = PyList::empty(py);
     for (path, result) in paths.iter().zip(results) {
         match result {
@@ -208,6 +230,20 @@ fn hash_paths(
         },
     );
     results
+}
+
+/// MD5 of `paths` on the GPU; `Err` (nothing hashed) if the GPU failed.
+#[cfg(feature = "cuda")]
+fn hash_paths_gpu(
+    ctx: &linerate::gpu::Context,
+    paths: &[OsString],
+) -> Result<Vec<Result<[u8; 16], FileError>>, linerate::gpu::GpuError> {
+    let inputs: Vec<Input<'_>> = paths.iter().map(|p| Input::Path(p)).collect();
+    let mut results = Vec::with_capacity(paths.len());
+    linerate_files::gpu::hash_in_order_gpu(ctx, &inputs, &NoProgress, |_, result| {
+        results.push(result);
+    })?;
+    Ok(results)
 }
 
 fn algorithm(name: &str) -> PyResult<HashAlgorithm> {

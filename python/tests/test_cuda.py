@@ -113,3 +113,22 @@ def test_bad_device_offsets_name_the_row():
         lh.md5_cuda(dv, cp.asarray(np.array([0, 5, 9, 11], np.int64)))
     with pytest.raises(ValueError, match="row 0"):
         lh.md5_cuda(dv, cp.asarray(np.array([-1, 5], np.int32)))
+
+
+def test_hash_files_on_the_device_matches_hashlib(tmp_path):
+    rng = random.Random(4)
+    paths = []
+    for i, n in enumerate([0, 1, 63, 64, 65, 5000, 1 << 20, (3 << 20) + 17]):
+        p = tmp_path / f"f{i}"
+        p.write_bytes(rng.randbytes(n))
+        paths.append(str(p))
+    paths.append(str(tmp_path / "missing"))
+    want = [hashlib.md5(open(p, "rb").read()).digest() for p in paths[:-1]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = lh.hash_files(paths, device="cuda", errors="return")
+    assert got[:-1] == want
+    assert isinstance(got[-1], FileNotFoundError)
+    gpu_warnings = [w for w in caught if "GPU not used" in str(w.message)]
+    # Without a GPU the CPU does it and says why; with one, nothing is said.
+    assert bool(gpu_warnings) == (NO_GPU is not None)

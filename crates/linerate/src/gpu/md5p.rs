@@ -10,12 +10,11 @@
 //! a GPU hashes one MD5-P/K message well under its width. The lab measures
 //! it against the CPU; `auto` never picks it.
 
-use std::ffi::c_void;
-
 use rayon::prelude::*;
 
-use super::driver::{Context, DeviceBuffer, Event, GpuError, PinnedBuffer, Stream, arg};
+use super::driver::{Context, DeviceBuffer, Event, GpuError, PinnedBuffer, Stream};
 use super::finish;
+use super::streams::Update;
 use crate::md5p::{Md5pError, is_valid_k};
 
 /// Bytes of whole stripes per round (rounded down to whole stripes).
@@ -86,34 +85,27 @@ impl Context {
                 }
                 copied[side].record(&copy)?;
                 hash.wait(&copied[side])?;
-                let data_ptr = dev[side].ptr();
-                let starts_ptr = dev_starts.ptr();
-                let stride = stripe as u64;
-                let counts_ptr = if n == per_round {
-                    full.ptr()
-                } else {
-                    last.ptr()
+                let update = Update {
+                    data: dev[side].ptr(),
+                    starts: dev_starts.ptr(),
+                    stride: stripe as u64,
+                    blocks: if n == per_round {
+                        full.ptr()
+                    } else {
+                        last.ptr()
+                    },
+                    fresh: if done == 0 {
+                        fresh_first.ptr()
+                    } else {
+                        fresh_later.ptr()
+                    },
+                    n: k as u64,
+                    states: states.ptr(),
                 };
-                let fresh_ptr = if done == 0 {
-                    fresh_first.ptr()
-                } else {
-                    fresh_later.ptr()
-                };
-                let kk = k as u64;
-                let states_ptr = states.ptr();
-                let mut params: [*mut c_void; 7] = [
-                    arg(&data_ptr),
-                    arg(&starts_ptr),
-                    arg(&stride),
-                    arg(&counts_ptr),
-                    arg(&fresh_ptr),
-                    arg(&kk),
-                    arg(&states_ptr),
-                ];
-                // SAFETY: md5_update(const u8*, const u64*, u64, const u64*,
-                // const u8*, u64, u32*): chain j reads blocks j + i K, i < n,
-                // all inside this round's n stripes.
-                unsafe { hash.launch(self.kernels.update, kk, &mut params) }?;
+                // SAFETY: chain j reads blocks j + i K, i < n, all inside
+                // this round's n stripes in `dev[side]`; the other buffers
+                // hold k entries each and live until the end.
+                unsafe { update.launch(self, &hash) }?;
                 events[side].record(&hash)?;
                 busy[side] = true;
                 done += n;

@@ -63,6 +63,43 @@ impl Default for StreamOptions {
     }
 }
 
+/// One launch of `md5_update` (kernels.cu): `n` running states at
+/// `states`, stream s absorbing `blocks[s]` blocks from `data + starts[s]`,
+/// `stride` bytes apart, from MD5's initial value where `fresh[s]`; all
+/// device addresses.
+pub(crate) struct Update {
+    pub data: u64,
+    pub starts: u64,
+    pub stride: u64,
+    pub blocks: u64,
+    pub fresh: u64,
+    pub n: u64,
+    pub states: u64,
+}
+
+impl Update {
+    /// Queues it on `stream`.
+    ///
+    /// # Safety
+    /// Every address must be device memory of `ctx` holding what the kernel
+    /// reads or writes (16 bytes of state per stream; each stream's blocks
+    /// within `data`), live until the launch completes.
+    pub(crate) unsafe fn launch(&self, ctx: &Context, stream: &Stream) -> Result<(), GpuError> {
+        let mut params: [*mut c_void; 7] = [
+            arg(&self.data),
+            arg(&self.starts),
+            arg(&self.stride),
+            arg(&self.blocks),
+            arg(&self.fresh),
+            arg(&self.n),
+            arg(&self.states),
+        ];
+        // SAFETY: md5_update(const u8*, const u64*, u64, const u64*,
+        // const u8*, u64, u32*) with the caller's addresses.
+        unsafe { stream.launch(ctx.kernels.update, self.n, &mut params) }
+    }
+}
+
 /// A message longer than this many times its share of the window's bytes
 /// is hashed by a CPU thread from the start.
 const LONG_SHARES: u64 = 8;
@@ -448,28 +485,26 @@ fn send(
     }
     side.copied.record(copy)?;
     hash.wait(&side.copied)?;
-    let data = side.dev_data.ptr();
-    let starts = side.dev_starts.ptr();
-    let stride = 64u64;
-    let blocks = side.dev_blocks.ptr();
-    let fresh = side.dev_fresh.ptr();
-    let n = window as u64;
-    let states = dev_states.ptr();
-    let mut params: [*mut c_void; 7] = [
-        arg(&data),
-        arg(&starts),
-        arg(&stride),
-        arg(&blocks),
-        arg(&fresh),
-        arg(&n),
-        arg(&states),
-    ];
-    // SAFETY: md5_update(const u8*, const u64*, u64, const u64*, const u8*,
-    // u64, u32*): every slot's start + blocks * 64 lies in its slice of
+    let update = Update {
+        data: side.dev_data.ptr(),
+        starts: side.dev_starts.ptr(),
+        stride: 64,
+        blocks: side.dev_blocks.ptr(),
+        fresh: side.dev_fresh.ptr(),
+        n: window as u64,
+        states: dev_states.ptr(),
+    };
+    // SAFETY: every slot's start + blocks * 64 lies in its slice of
     // `dev_data`; `states` holds 16 bytes per slot.
-    unsafe { hash.launch(ctx.kernels.update, n, &mut params) }?;
+    unsafe { update.launch(ctx, hash) }?;
     // SAFETY: the pinned states are read after `hashed` completes.
-    unsafe { hash.copy_out(side.states.as_mut_slice().as_mut_ptr(), states, window * 16) }?;
+    unsafe {
+        hash.copy_out(
+            side.states.as_mut_slice().as_mut_ptr(),
+            update.states,
+            window * 16,
+        )
+    }?;
     side.hashed.record(hash)?;
     side.busy = true;
     Ok(())

@@ -146,13 +146,41 @@ fn host_batches_empty_one_and_many_chunks() {
     }
 }
 
-/// Uploads `data` (with `pad` bytes of slack) and `offsets`.
-fn upload(g: &gpu::Context, data: &[u8], offsets_bytes: &[u8]) -> (DeviceBuffer, DeviceBuffer) {
+/// Uploads `data` and `offsets` (as 64-bit or, with `narrow`, 32-bit
+/// offsets) and hashes the rows on the device.
+fn on_device(
+    g: &gpu::Context,
+    data: &[u8],
+    offsets: &[i64],
+    narrow: bool,
+) -> Result<Vec<[u8; 16]>, gpu::DeviceRowsError> {
+    let obytes: Vec<u8> = if narrow {
+        offsets
+            .iter()
+            .flat_map(|&x| (x as i32).to_le_bytes())
+            .collect()
+    } else {
+        offsets
+            .iter()
+            .flat_map(|&x| (x as u64).to_le_bytes())
+            .collect()
+    };
     let mut d = DeviceBuffer::new(g, data.len()).unwrap();
     d.upload(data).unwrap();
-    let mut o = DeviceBuffer::new(g, offsets_bytes.len()).unwrap();
-    o.upload(offsets_bytes).unwrap();
-    (d, o)
+    let mut o = DeviceBuffer::new(g, obytes.len()).unwrap();
+    o.upload(&obytes).unwrap();
+    let rows = DeviceRows {
+        data: d.ptr(),
+        data_len: data.len() as u64,
+        offsets: if narrow {
+            DeviceOffsets::I32(o.ptr())
+        } else {
+            DeviceOffsets::U64(o.ptr())
+        },
+        count: offsets.len() as u64 - 1,
+    };
+    // SAFETY: `d` and `o` are live device memory of `g` for the call.
+    unsafe { g.md5_device_rows(&rows) }
 }
 
 #[test]
@@ -166,33 +194,13 @@ fn device_rows_at_odd_alignments_match_the_cpu() {
         let offsets = offsets_of(base, &lens);
         let data = rng.bytes(*offsets.last().unwrap() as usize);
         let want = cpu_digests(&data, &offsets);
-        let obytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
-        let (d, o) = upload(g, &data, &obytes);
-        let rows = DeviceRows {
-            data: d.ptr(),
-            data_len: data.len() as u64,
-            offsets: DeviceOffsets::U64(o.ptr()),
-            count: lens.len() as u64,
-        };
-        // SAFETY: both buffers are live device memory of `g`.
-        let got = unsafe { g.md5_device_rows(&rows) }.unwrap();
-        assert_eq!(got, want, "base {base}");
-        // The same rows through 32-bit offsets, from a base that is not
+        let signed: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
+        // 64-bit offsets, and 32-bit ones: rows from starts that are not
         // 4-byte aligned in device memory.
-        let o32: Vec<u8> = offsets
-            .iter()
-            .flat_map(|&x| (x as i32).to_le_bytes())
-            .collect();
-        let (d, o) = upload(g, &data, &o32);
-        let rows = DeviceRows {
-            data: d.ptr(),
-            data_len: data.len() as u64,
-            offsets: DeviceOffsets::I32(o.ptr()),
-            count: lens.len() as u64,
-        };
-        // SAFETY: as above.
-        let got = unsafe { g.md5_device_rows(&rows) }.unwrap();
-        assert_eq!(got, want, "i32, base {base}");
+        for narrow in [false, true] {
+            let got = on_device(g, &data, &signed, narrow).unwrap();
+            assert_eq!(got, want, "base {base}, narrow {narrow}");
+        }
     }
 }
 
@@ -202,44 +210,26 @@ fn device_rows_empty_one_and_bad_offsets() {
         return;
     };
     let data = b"hello world, this is some data".to_vec();
-    let check = |offsets: &[u64], want: Result<Vec<[u8; 16]>, u64>| {
-        let obytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
-        let (d, o) = upload(g, &data, &obytes);
-        let rows = DeviceRows {
-            data: d.ptr(),
-            data_len: data.len() as u64,
-            offsets: DeviceOffsets::U64(o.ptr()),
-            count: offsets.len() as u64 - 1,
-        };
-        // SAFETY: live device memory of `g`.
-        match (unsafe { g.md5_device_rows(&rows) }, want) {
-            (Ok(got), Ok(want)) => assert_eq!(got, want),
-            (Err(gpu::DeviceRowsError::BadOffsets { index }), Err(bad)) => assert_eq!(index, bad),
-            (got, want) => panic!("{offsets:?}: got {got:?}, want {want:?}"),
-        }
+    let check = |offsets: &[i64], narrow: bool, want: Result<Vec<[u8; 16]>, u64>| match (
+        on_device(g, &data, offsets, narrow),
+        want,
+    ) {
+        (Ok(got), Ok(want)) => assert_eq!(got, want),
+        (Err(gpu::DeviceRowsError::BadOffsets { index }), Err(bad)) => assert_eq!(index, bad),
+        (got, want) => panic!("{offsets:?}: got {got:?}, want {want:?}"),
     };
-    check(&[5], Ok(vec![]));
-    check(&[0, 5], Ok(vec![md5(&data[..5])]));
-    check(&[0, 5, 3, 9], Err(1));
-    check(&[0, 5, 31], Err(1));
-    check(&[0, 5, 30], Ok(vec![md5(&data[..5]), md5(&data[5..30])]));
-    // a negative 32-bit offset
-    let o32: Vec<u8> = [0i32, 4, -1, 9]
-        .iter()
-        .flat_map(|o| o.to_le_bytes())
-        .collect();
-    let (d, o) = upload(g, &data, &o32);
-    let rows = DeviceRows {
-        data: d.ptr(),
-        data_len: data.len() as u64,
-        offsets: DeviceOffsets::I32(o.ptr()),
-        count: 3,
-    };
-    // SAFETY: live device memory of `g`.
-    assert!(matches!(
-        unsafe { g.md5_device_rows(&rows) },
-        Err(gpu::DeviceRowsError::BadOffsets { index: 1 })
-    ));
+    check(&[5], false, Ok(vec![]));
+    check(&[0, 5], false, Ok(vec![md5(&data[..5])]));
+    check(&[0, 5, 3, 9], false, Err(1));
+    check(&[0, 5, 31], false, Err(1));
+    check(
+        &[0, 5, 30],
+        false,
+        Ok(vec![md5(&data[..5]), md5(&data[5..30])]),
+    );
+    // a negative offset, as int32 and as int64 (past the end as unsigned)
+    check(&[0, 4, -1, 9], true, Err(1));
+    check(&[0, 4, -1, 9], false, Err(1));
 }
 
 #[test]
@@ -270,33 +260,18 @@ fn device_rows_past_two_gigabytes() {
         t32 + 8000,
     ];
     let want = cpu_digests(&data, &offsets);
-    let obytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
-    let (d, o) = upload(g, &data, &obytes);
-    let rows = DeviceRows {
-        data: d.ptr(),
-        data_len: len as u64,
-        offsets: DeviceOffsets::U64(o.ptr()),
-        count: offsets.len() as u64 - 1,
-    };
-    // SAFETY: live device memory of `g`.
-    assert_eq!(unsafe { g.md5_device_rows(&rows) }.unwrap(), want);
+    let signed: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
+    assert_eq!(on_device(g, &data, &signed, false).unwrap(), want);
     let o32 = [
-        i32::MAX as u64 - 1000,
-        i32::MAX as u64 - 77,
-        i32::MAX as u64,
+        i32::MAX as i64 - 1000,
+        i32::MAX as i64 - 77,
+        i32::MAX as i64,
     ];
-    let want = cpu_digests(&data, &o32);
-    let obytes: Vec<u8> = o32.iter().flat_map(|&o| (o as i32).to_le_bytes()).collect();
-    let mut o = DeviceBuffer::new(g, obytes.len()).unwrap();
-    o.upload(&obytes).unwrap();
-    let rows = DeviceRows {
-        data: d.ptr(),
-        data_len: len as u64,
-        offsets: DeviceOffsets::I32(o.ptr()),
-        count: 2,
-    };
-    // SAFETY: live device memory of `g`.
-    assert_eq!(unsafe { g.md5_device_rows(&rows) }.unwrap(), want);
+    let want32: Vec<u64> = o32.iter().map(|&o| o as u64).collect();
+    assert_eq!(
+        on_device(g, &data, &o32, true).unwrap(),
+        cpu_digests(&data, &want32)
+    );
     // And the host path over the same 4 GiB: rows as slices.
     let slices: Vec<&[u8]> = offsets
         .windows(2)
