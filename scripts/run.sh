@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 . scripts/setup.sh
 
 ensure_commands openssl:openssl python3:python3
+# The lab's OpenSSH section starts a private sshd of its own.
+ensure_commands /usr/sbin/sshd:openssh-server
 ensure_rust
 
 cargo build --release --locked -p linerate-cli

@@ -19,6 +19,9 @@ ensure_commands chromium:chromium tcpdump:tcpdump
 # hashdeep's md5deep and sha256deep read the dual manifests of sum --also
 # (crates/linerate-cli/tests/it/cksum.rs).
 ensure_commands md5deep:hashdeep
+# OpenSSH's server: the lab's bulk-transfer section starts a private one
+# (crates/linerate-cli/tests/it/speed_ssh.rs); the system's is not started.
+ensure_commands /usr/sbin/sshd:openssh-server
 # tshark and scapy (in .venv-peers) are the peers `linerate packets` is
 # tested against (crates/linerate-cli/tests/packets_peer.rs); installed
 # here, so that those tests fail rather than skip if one is missing.

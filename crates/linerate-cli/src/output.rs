@@ -242,10 +242,26 @@ struct Pending(PathBuf);
 /// The temporary files of this process, for the signal thread.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// What else the signal thread undoes before the process exits (the lab's
+/// private sshd): one signal thread for the whole program, so that every
+/// cleanup runs before anyone exits.
+static HOOKS: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
+
+/// Starts the signal thread once.
+fn watch() {
+    static WATCH: Once = Once::new();
+    WATCH.call_once(watch_signals);
+}
+
+/// Runs `hook` on SIGINT or SIGTERM before the process exits (130 or 143).
+pub fn on_signal(hook: fn()) {
+    watch();
+    HOOKS.lock().unwrap_or_else(|e| e.into_inner()).push(hook);
+}
+
 impl Pending {
     fn new(path: &Path) -> Pending {
-        static WATCH: Once = Once::new();
-        WATCH.call_once(watch_signals);
+        watch();
         lock_pending().push(path.to_path_buf());
         Pending(path.to_path_buf())
     }
@@ -262,8 +278,8 @@ fn lock_pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A thread that waits for SIGINT and SIGTERM, removes the pending
-/// temporary files and exits. (Where the handler cannot be installed,
+/// A thread that waits for SIGINT and SIGTERM, runs the hooks, removes the
+/// pending temporary files and exits. (Where the handler cannot be installed,
 /// the signals kill the process as before: a temporary file may be left.)
 fn watch_signals() {
     use signal_hook::consts::{SIGINT, SIGTERM};
@@ -272,6 +288,9 @@ fn watch_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
+            for hook in HOOKS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                hook();
+            }
             for path in lock_pending().iter() {
                 let _ = std::fs::remove_file(path);
             }

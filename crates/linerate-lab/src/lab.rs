@@ -5,7 +5,7 @@ use crate::cells::{Context, throughput};
 use crate::progress::CellProgress;
 use crate::table::Lab;
 use crate::timing::Settings;
-use crate::{blocks, keysetup, machine, model, permac};
+use crate::{blocks, keysetup, machine, model, permac, ssh};
 
 /// What a run measures.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,12 +58,18 @@ pub fn run(request: &Request, progress: &dyn CellProgress) -> Lab {
         .bytes
         .map_or_else(|| throughput::DEFAULT_SIZES.to_vec(), |b| vec![b]);
     let cores = crate::default_threads();
+    let ssh_request = if request.quick {
+        ssh::SshRequest::QUICK
+    } else {
+        ssh::SshRequest::FULL
+    };
     let link_algos = model::link_algos(&algos);
     let mut total = throughput::cell_count(&algos, &sizes);
     if everything {
         total += keysetup::cell_count()
             + permac::cell_count()
-            + model::cell_count(link_algos.len(), cores);
+            + model::cell_count(link_algos.len(), cores)
+            + ssh::cell_count(ssh_request);
     }
     progress.begin(total);
     let machine = machine::Machine::detect();
@@ -91,6 +97,7 @@ pub fn run(request: &Request, progress: &dyn CellProgress) -> Lab {
         let macs_then = permac::then_and_now(&macs);
         tables.push(macs);
         tables.push(macs_then);
+        tables.extend(ssh::measure(&ctx, ssh_request));
         let (model, model_then) = model::rfc1810(&ctx, cold_buffer);
         tables.push(model);
         tables.push(model_then);

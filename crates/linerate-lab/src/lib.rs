@@ -12,7 +12,8 @@
 //!   their jobs; [`blocks`]: the data a job reads, warm or cold;
 //! - [`timing`]: warm-up, trials, median, spread; [`cells`]: measured
 //!   cells and the throughput table;
-//! - [`keysetup`], [`permac`], [`model`]: the other tables;
+//! - [`keysetup`], [`permac`], [`model`]: the other tables; [`ssh`]: bulk
+//!   transfers over a private OpenSSH server, one MAC at a time;
 //! - [`seeds`]: the quotations; [`machine`]: what ran it;
 //! - [`table`]: the one data model, rendered by [`text`], [`json`] and
 //!   [`report`] (HTML, Markdown, SVG plots); [`load`] reads a saved
@@ -39,6 +40,7 @@ pub mod permac;
 pub mod progress;
 pub mod report;
 pub mod seeds;
+pub mod ssh;
 pub mod table;
 pub mod text;
 pub mod timing;

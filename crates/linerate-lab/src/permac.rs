@@ -25,7 +25,7 @@ pub fn cell_count() -> u64 {
 
 /// A job that MACs one `bytes`-byte packet, keyed once (`rekey` false) or
 /// keyed afresh for every packet.
-fn job(mac: &str, bytes: usize, rekey: bool) -> Result<Job, String> {
+pub(crate) fn job(mac: &str, bytes: usize, rekey: bool) -> Result<Job, String> {
     let packet = Blocks::new(bytes, 1, None);
     let key: [u8; 16] = *b"openssh-umac-key";
     Ok(match mac {

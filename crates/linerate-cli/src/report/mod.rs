@@ -137,6 +137,8 @@ fn output_path(path: &OsString) -> Option<PathBuf> {
 
 /// Runs `linerate report`.
 pub fn main(args: &[OsString]) -> ExitCode {
+    // The lab's OpenSSH section runs a private sshd: SIGINT stops it.
+    crate::output::on_signal(linerate_lab::ssh::stop_running);
     let options = match parse(args) {
         Ok(o) => o,
         Err(message) => {

@@ -13,6 +13,7 @@
 pub mod args;
 pub mod gpu;
 pub mod progress;
+pub mod ssh;
 
 use crate::PROGRAM;
 use crate::output::print_or_quiet;
@@ -34,7 +35,8 @@ With no ALGO: every table (throughput by block size, key setup, per-packet
 MAC cost, RFC 1810's model, link rates, hardware model), about 35 seconds
 on an idle machine.
 With ALGOs: only their rows of the throughput table.
-'linerate speed gpu' runs the GPU section instead (see its --help).
+'linerate speed gpu' runs the GPU section instead, 'linerate speed ssh'
+the OpenSSH bulk-transfer section alone (see their --help).
 
 ALGO: md5, md5-mb (multi-buffer), md5p4, md5p8, md5p16, md5p32, hmac-md5,
       hmac-md5-mb (multi-buffer), keyed-md5-mb (RFC 1828, multi-buffer),
@@ -70,8 +72,13 @@ error (an unrecognized option or ALGO).
 
 /// Runs `linerate speed`.
 pub fn main(args: &[OsString]) -> ExitCode {
+    // The lab's OpenSSH section runs a private sshd: SIGINT stops it.
+    crate::output::on_signal(linerate_lab::ssh::stop_running);
     if args.first().is_some_and(|a| a == "gpu") {
         return gpu::main(&args[1..]);
+    }
+    if args.first().is_some_and(|a| a == "ssh") {
+        return ssh::main(&args[1..]);
     }
     let options = match args::parse(args) {
         Ok(options) => options,

@@ -24,6 +24,7 @@ mod packets_tcp_ao;
 mod readme;
 mod report_browser;
 mod speed;
+mod speed_ssh;
 mod sum_args;
 mod sum_check;
 mod sum_compute;

@@ -1,0 +1,749 @@
+//! OpenSSH's 2007 experiment again: bulk transfers to localhost, once per
+//! MAC, over a real SSH connection (`linerate speed ssh`, and a table of
+//! the full lab where OpenSSH is installed).
+//!
+//! A private `sshd` from the machine's OpenSSH runs on 127.0.0.1 only, on a
+//! free port, as the current user, with its own temporary configuration,
+//! host key and a throwaway client key, in a temporary directory; the
+//! system's sshd, its configuration and its keys are never read or
+//! touched. (Run as root, OpenSSH insists on its privilege-separation
+//! directory `/run/sshd`, an empty directory Debian's init makes at boot;
+//! where it is missing it is made, and left: several runs at once share
+//! it, and one removing it would break another's connections.) Each
+//! transfer sends the same number of zero bytes through `ssh ... 'cat >
+//! /dev/null'` with the cipher fixed at aes128-ctr (2007's arcfour256 is
+//! gone; AES-CTR is its nearest living relative: a stream cipher mode, no
+//! MAC of its own) and one MAC, plus chacha20-poly1305 and aes128-gcm, the
+//! AEAD ciphers that need no separate MAC. The MACs alternate within each
+//! trial; medians and spreads over the trials. Everything is stopped and
+//! removed at the end and on an error; a program that handles SIGINT or
+//! SIGTERM calls [`stop_running`] first (`linerate` does).
+
+use std::io::{self, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::cells::{Context, Rate};
+use crate::permac;
+use crate::seeds::{self, OPENSSH_UMAC_OVER_HMAC_MD5_PERCENT, OPENSSH_UMAC_OVER_HMAC_SHA1_PERCENT};
+use crate::table::{Cell, Table, Unit, Value};
+use crate::timing::{Measurement, NOISY_SPREAD};
+
+/// What to transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SshRequest {
+    /// Bytes per transfer.
+    pub bytes: u64,
+    /// Trials per configuration (each trial runs every configuration once).
+    pub trials: usize,
+}
+
+impl SshRequest {
+    pub const FULL: SshRequest = SshRequest {
+        bytes: 1 << 30,
+        trials: 3,
+    };
+    pub const QUICK: SshRequest = SshRequest {
+        bytes: 4 << 20,
+        trials: 1,
+    };
+}
+
+/// The fixed cipher of the MAC rows.
+pub const CIPHER: &str = "aes128-ctr";
+
+/// The MACs timed, in the 2007 mail's order first, then their successors;
+/// the `-etm` forms (encrypt-then-MAC) after the plain ones.
+pub const MACS: [&str; 16] = [
+    "hmac-md5",
+    "hmac-md5-96",
+    "hmac-sha1",
+    "hmac-sha1-96",
+    "umac-64@openssh.com",
+    "umac-128@openssh.com",
+    "hmac-sha2-256",
+    "hmac-sha2-512",
+    "hmac-md5-etm@openssh.com",
+    "hmac-md5-96-etm@openssh.com",
+    "hmac-sha1-etm@openssh.com",
+    "hmac-sha1-96-etm@openssh.com",
+    "umac-64-etm@openssh.com",
+    "umac-128-etm@openssh.com",
+    "hmac-sha2-256-etm@openssh.com",
+    "hmac-sha2-512-etm@openssh.com",
+];
+
+/// The AEAD references: their own authentication, no MAC.
+pub const AEADS: [&str; 2] = ["chacha20-poly1305@openssh.com", "aes128-gcm@openssh.com"];
+
+/// OpenSSH's bulk channel packets carry 32 KiB: linerate's MAC is timed on
+/// packets of this size.
+pub const PACKET_BYTES: usize = 32 << 10;
+
+/// One configuration: a cipher and, for the MAC rows, a MAC.
+#[derive(Clone, Debug)]
+struct Config {
+    cipher: &'static str,
+    mac: Option<&'static str>,
+}
+
+impl Config {
+    fn label(&self) -> String {
+        match self.mac {
+            Some(mac) => format!("{} + {mac}", self.cipher),
+            None => format!("{} (AEAD)", self.cipher),
+        }
+    }
+
+    /// The key cells are filed under: the MAC's name, or the AEAD cipher's.
+    fn name(&self) -> &'static str {
+        self.mac.unwrap_or(self.cipher)
+    }
+}
+
+/// One transfer: wall seconds, the client's and the server session's CPU
+/// seconds.
+#[derive(Clone, Copy, Debug)]
+struct Transfer {
+    wall: f64,
+    client_cpu: f64,
+    server_cpu: f64,
+}
+
+/// The programs, found.
+struct Tools {
+    sshd: PathBuf,
+    ssh: PathBuf,
+    keygen: PathBuf,
+}
+
+fn find(name: &str, extra: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(extra.iter().map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn tools() -> Result<Tools, String> {
+    let sbin = ["/usr/sbin", "/usr/local/sbin", "/sbin"];
+    Ok(Tools {
+        sshd: find("sshd", &sbin)
+            .ok_or("OpenSSH's server (sshd) is not installed (Debian: openssh-server)")?,
+        ssh: find("ssh", &[]).ok_or("OpenSSH's client (ssh) is not installed")?,
+        keygen: find("ssh-keygen", &[]).ok_or("ssh-keygen is not installed")?,
+    })
+}
+
+/// The private server: its directory, process and port. Dropping it stops
+/// the server and removes what it made.
+pub struct PrivateSshd {
+    dir: PathBuf,
+    child: Option<Child>,
+    port: u16,
+}
+
+/// The server being run, for the signal handler.
+static RUNNING: Mutex<Option<(u32, PathBuf)>> = Mutex::new(None);
+
+impl PrivateSshd {
+    fn start(tools: &Tools) -> Result<PrivateSshd, String> {
+        let dir = std::env::temp_dir().join(format!("linerate-sshd-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut server = PrivateSshd {
+            dir,
+            child: None,
+            port: 0,
+        };
+        server.prepare(tools)?;
+        // A free port can be taken between asking and binding: try again.
+        let mut last = String::new();
+        for _ in 0..3 {
+            match server.spawn(tools) {
+                Ok(()) => return Ok(server),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    fn prepare(&mut self, tools: &Tools) -> Result<(), String> {
+        for key in ["host", "client"] {
+            let out = Command::new(&tools.keygen)
+                .args(["-q", "-t", "ed25519", "-N", "", "-C", "linerate-lab", "-f"])
+                .arg(self.dir.join(key))
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| format!("ssh-keygen: {e}"))?;
+            if !out.status.success() {
+                return Err(format!("ssh-keygen failed: {}", first_line(&out.stderr)));
+            }
+        }
+        std::fs::copy(
+            self.dir.join("client.pub"),
+            self.dir.join("authorized_keys"),
+        )
+        .map_err(|e| format!("authorized_keys: {e}"))?;
+        // As root, sshd refuses to start without its privilege-separation
+        // directory (Debian's init makes it at boot).
+        let privsep = Path::new("/run/sshd");
+        if sys::is_root() && !privsep.exists() {
+            match std::fs::create_dir(privsep) {
+                Ok(()) => {}
+                // Another run made it first.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("/run/sshd: {e}")),
+            }
+        }
+        Ok(())
+    }
+
+    fn spawn(&mut self, tools: &Tools) -> Result<(), String> {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port on 127.0.0.1: {e}"))?
+            .port();
+        let d = self.dir.display();
+        let macs = MACS.join(",");
+        let config = format!(
+            "ListenAddress 127.0.0.1\nPort {port}\nHostKey {d}/host\nPidFile {d}/sshd.pid\n\
+             AuthorizedKeysFile {d}/authorized_keys\nPasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n\
+             PermitRootLogin prohibit-password\nCompression no\nUseDNS no\nLogLevel ERROR\n\
+             Ciphers {CIPHER},{}\nMACs {macs}\n",
+            AEADS.join(",")
+        );
+        let config_path = self.dir.join("sshd_config");
+        std::fs::write(&config_path, config).map_err(|e| format!("sshd_config: {e}"))?;
+        let child = Command::new(&tools.sshd)
+            .arg("-D")
+            .arg("-e")
+            .arg("-f")
+            .arg(&config_path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", tools.sshd.display()))?;
+        *RUNNING.lock().unwrap_or_else(|p| p.into_inner()) = Some((child.id(), self.dir.clone()));
+        self.child = Some(child);
+        self.port = port;
+        // Listening: a connection is accepted.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Ok(());
+            }
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                let mut err = String::new();
+                if let Some(mut e) = self.child.as_mut().and_then(|c| c.stderr.take()) {
+                    let _ = e.read_to_string(&mut err);
+                }
+                self.child = None;
+                return Err(format!(
+                    "sshd exited ({status}): {}",
+                    first_line(err.as_bytes())
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.stop();
+        Err("sshd did not start listening within 5 s".into())
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// One transfer of `bytes` zero bytes with `config`.
+    fn transfer(&self, tools: &Tools, config: &Config, bytes: u64) -> Result<Transfer, String> {
+        let d = &self.dir;
+        let mut cmd = Command::new(&tools.ssh);
+        cmd.args([
+            "-F",
+            "/dev/null",
+            "-T",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "IdentitiesOnly=yes",
+        ])
+        .args([
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "Compression=no",
+            "-o",
+            "LogLevel=ERROR",
+        ])
+        .arg("-o")
+        .arg(format!(
+            "UserKnownHostsFile={}",
+            d.join("known_hosts").display()
+        ))
+        .arg("-i")
+        .arg(d.join("client"))
+        .args(["-p", &self.port.to_string(), "-c", config.cipher]);
+        if let Some(mac) = config.mac {
+            cmd.args(["-m", mac]);
+        }
+        // The session process (the shell's parent) reports its own CPU time
+        // once everything has arrived.
+        cmd.arg("127.0.0.1")
+            .arg("cat > /dev/null; cat /proc/$PPID/stat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let start = Instant::now();
+        let mut child = cmd.spawn().map_err(|e| format!("ssh: {e}"))?;
+        let mut stdin = child.stdin.take().ok_or("ssh: no stdin")?;
+        let writer = std::thread::spawn(move || -> io::Result<()> {
+            let zeros = vec![0u8; 1 << 20];
+            let mut left = bytes;
+            while left > 0 {
+                let n = left.min(zeros.len() as u64) as usize;
+                stdin.write_all(&zeros[..n])?;
+                left -= n as u64;
+            }
+            Ok(())
+        });
+        let mut out = String::new();
+        let mut err = String::new();
+        if let Some(mut o) = child.stdout.take() {
+            let _ = o.read_to_string(&mut out);
+        }
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err);
+        }
+        let (status, client_cpu) = wait_with_cpu(&mut child)?;
+        let wall = start.elapsed().as_secs_f64();
+        let wrote = writer
+            .join()
+            .map_err(|_| "the writer panicked".to_string())?;
+        if !status {
+            return Err(format!(
+                "ssh {}: {}",
+                config.label(),
+                first_line(err.as_bytes())
+            ));
+        }
+        wrote.map_err(|e| format!("ssh {}: writing: {e}", config.label()))?;
+        let server_cpu = stat_cpu_seconds(&out)
+            .ok_or_else(|| format!("ssh {}: no CPU time from the server", config.label()))?;
+        Ok(Transfer {
+            wall,
+            client_cpu,
+            server_cpu,
+        })
+    }
+}
+
+impl Drop for PrivateSshd {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+        *RUNNING.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// Stops the server this process runs, if any, and removes its files:
+/// for a program's SIGINT/SIGTERM handler (the signals are the program's
+/// to handle: `linerate` calls this from its one signal thread before it
+/// exits). Safe to call at any time, from any thread.
+pub fn stop_running() {
+    if let Some((pid, dir)) = RUNNING.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        sys::terminate(pid);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Waits for `child`; whether it succeeded and its CPU seconds (user +
+/// system) from the kernel's accounting of the reaped process.
+fn wait_with_cpu(child: &mut Child) -> Result<(bool, f64), String> {
+    sys::wait4(child.id()).map_err(|e| format!("waiting for ssh: {e}"))
+}
+
+/// The process calls std has no wrapper for.
+mod sys {
+    #![allow(unsafe_code)]
+
+    /// Reaps `pid`: whether it exited 0, and its user + system seconds.
+    pub fn wait4(pid: u32) -> std::io::Result<(bool, f64)> {
+        let mut status = 0;
+        // SAFETY: `rusage` is plain data the kernel fills in.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        loop {
+            // SAFETY: `pid` is our child, not yet reaped (std never waited
+            // for it); `status` and `usage` are valid for writing.
+            let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+            if r >= 0 {
+                break;
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+        let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        Ok((ok, secs(usage.ru_utime) + secs(usage.ru_stime)))
+    }
+
+    /// Clock ticks per second, the unit of /proc's CPU times.
+    pub fn clock_ticks() -> f64 {
+        // SAFETY: sysconf reads a constant.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        if hz > 0 { hz as f64 } else { 100.0 }
+    }
+
+    pub fn is_root() -> bool {
+        // SAFETY: geteuid cannot fail.
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    /// SIGTERM to `pid` (our sshd).
+    pub fn terminate(pid: u32) {
+        // SAFETY: a plain signal to our own child.
+        unsafe {
+            libc::kill(pid as libc::pid_t, libc::SIGTERM);
+        }
+    }
+}
+
+/// User + system seconds from a `/proc/PID/stat` line (fields 14 and 15,
+/// in clock ticks, counted after the command name's closing parenthesis).
+fn stat_cpu_seconds(stat: &str) -> Option<f64> {
+    let line = stat.lines().rev().find(|l| l.contains(')'))?;
+    let rest = &line[line.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After ')': state is field 3, so utime (14) is index 11, stime index 12.
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / sys::clock_ticks())
+}
+
+fn first_line(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+fn configs() -> Vec<Config> {
+    MACS.iter()
+        .map(|&mac| Config {
+            cipher: CIPHER,
+            mac: Some(mac),
+        })
+        .chain(AEADS.iter().map(|&cipher| Config { cipher, mac: None }))
+        .collect()
+}
+
+/// The median and (max - min) / median of `v` (not empty).
+fn median_spread(v: &[f64]) -> (f64, f64) {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    let m = if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    };
+    (m, if m > 0.0 { (s[n - 1] - s[0]) / m } else { 0.0 })
+}
+
+/// linerate's own MAC, for the MACs it has, on one `PACKET_BYTES` packet:
+/// its name in the per-packet jobs.
+fn linerate_mac(mac: &str) -> Option<&'static str> {
+    let base = mac
+        .split('@')
+        .next()
+        .unwrap_or(mac)
+        .trim_end_matches("-etm");
+    match base {
+        "hmac-md5" | "hmac-md5-96" => Some("hmac-md5"),
+        "hmac-sha1" | "hmac-sha1-96" => Some("hmac-sha1"),
+        "umac-64" => Some("umac-64"),
+        "umac-128" => Some("umac-128"),
+        _ => None,
+    }
+}
+
+/// Cells the section reports to a progress bar: every transfer, the
+/// host-key connection, and linerate's MACs.
+pub fn cell_count(request: SshRequest) -> u64 {
+    let ours = MACS.iter().filter(|m| linerate_mac(m).is_some()).count();
+    ((MACS.len() + AEADS.len()) * request.trials.max(1) + 1 + ours) as u64
+}
+
+/// The section: the transfers' table and the then-and-now table; where
+/// OpenSSH cannot be run, one table that says why.
+pub fn measure(ctx: &Context<'_>, request: SshRequest) -> Vec<Table> {
+    match transfers(ctx, request) {
+        Ok(results) => {
+            let bulk = bulk_table(ctx, request, &results);
+            let then = then_and_now(&bulk);
+            vec![bulk, then]
+        }
+        Err(why) => {
+            let mut t = Table::new(
+                "ssh_bulk",
+                "Bulk transfers to localhost over OpenSSH, one MAC at a time",
+                &["configuration", "MB/s"],
+            );
+            t.row(
+                "openssh",
+                vec![Cell::new(
+                    "openssh",
+                    "mb_per_second",
+                    Unit::Number,
+                    Value::NotAvailable(why),
+                )],
+            );
+            t.seeds.push(&seeds::OPENSSH2007);
+            vec![t]
+        }
+    }
+}
+
+type Results = Vec<(Config, Vec<Transfer>)>;
+
+/// Every configuration's transfers, the configurations alternating in
+/// each trial.
+fn transfers(ctx: &Context<'_>, request: SshRequest) -> Result<Results, String> {
+    let tools = tools()?;
+    let server = PrivateSshd::start(&tools)?;
+    let mut results: Results = configs().into_iter().map(|c| (c, Vec::new())).collect();
+    // A first connection records the host key (not timed).
+    ctx.progress.start("ssh: first connection");
+    let first = server.transfer(&tools, &results[0].0, 1);
+    ctx.progress.done();
+    first?;
+    for _ in 0..request.trials.max(1) {
+        for (config, runs) in &mut results {
+            ctx.progress.start(&format!("ssh {}", config.label()));
+            let run = server.transfer(&tools, config, request.bytes);
+            ctx.progress.done();
+            runs.push(run?);
+        }
+    }
+    drop(server);
+    Ok(results)
+}
+
+fn bulk_table(ctx: &Context<'_>, request: SshRequest, results: &Results) -> Table {
+    let mut t = Table::new(
+        "ssh_bulk",
+        "Bulk transfers to localhost over OpenSSH, one MAC at a time (medians)",
+        &[
+            "configuration",
+            "MB/s",
+            "client CPU s/GiB",
+            "server CPU s/GiB",
+            "linerate's MAC, MB/s at 32 KiB",
+            "MAC share at linerate's speed, %",
+        ],
+    );
+    let gib = request.bytes as f64 / (1u64 << 30) as f64;
+    for (config, runs) in results {
+        let name = config.name();
+        let rates: Vec<f64> = runs
+            .iter()
+            .map(|r| request.bytes as f64 / r.wall / 1e6)
+            .collect();
+        let (mbps, spread) = median_spread(&rates);
+        let measured = |v: f64, spread: f64| {
+            Value::Measured(
+                v,
+                Measurement {
+                    seconds: 0.0,
+                    spread,
+                    trials: runs.len(),
+                    calls: 1,
+                },
+            )
+        };
+        let (client, cs) =
+            median_spread(&runs.iter().map(|r| r.client_cpu / gib).collect::<Vec<_>>());
+        let (server, ss) =
+            median_spread(&runs.iter().map(|r| r.server_cpu / gib).collect::<Vec<_>>());
+        // linerate's MAC on one OpenSSH-sized packet, as MB/s.
+        let ours = match config.mac.and_then(linerate_mac) {
+            Some(job_name) => ctx.cell(
+                &format!("{job_name} {PACKET_BYTES} bytes"),
+                1,
+                &|| permac::job(job_name, PACKET_BYTES, false),
+                Rate::PerSecond(PACKET_BYTES as f64 / 1e6),
+            ),
+            None if config.mac.is_none() => Value::NotAvailable("AEAD: no separate MAC".into()),
+            None => Value::NotAvailable("not in linerate".into()),
+        };
+        // The MAC's share of the server's CPU per GiB at linerate's speed:
+        // (1 GiB / linerate's rate) / the server's CPU seconds per GiB.
+        let share = match ours.number() {
+            Some(r) if r > 0.0 && server > 0.0 => {
+                Value::Derived(100.0 * ((1u64 << 30) as f64 / 1e6 / r) / server)
+            }
+            Some(_) => Value::NotAvailable("no server CPU time measured".into()),
+            // Said once, in the linerate column.
+            None => Value::Text("-".into()),
+        };
+        t.row(
+            config.label(),
+            vec![
+                Cell::new(name, "mb_per_second", Unit::Number, measured(mbps, spread)),
+                Cell::new(
+                    name,
+                    "client_cpu_s_per_gib",
+                    Unit::Number,
+                    measured(client, cs),
+                ),
+                Cell::new(
+                    name,
+                    "server_cpu_s_per_gib",
+                    Unit::Number,
+                    measured(server, ss),
+                ),
+                Cell::new(name, "linerate_mb_per_second", Unit::Number, ours)
+                    .bytes(PACKET_BYTES as u64),
+                Cell::new(name, "mac_share", Unit::Number, share),
+            ],
+        );
+    }
+    t.note(format!(
+        "{} of zeros per transfer through 'ssh ... cat > /dev/null' to a private sshd on 127.0.0.1, \
+         {} trials, every configuration once per trial, alternating; medians, '?' where the \
+         trials differ by more than {:.0}%. The cipher is {CIPHER} (2007's arcfour256 is gone; \
+         AES-CTR is its nearest living relative); the AEAD rows need no MAC. CPU: the ssh \
+         client's and the server session process's user + system seconds per GiB. linerate's \
+         MAC: one 32 KiB packet (OpenSSH's bulk packet) with the key set up once, on one core. \
+         MAC share: the time linerate's MAC would take for 1 GiB, against the server's CPU \
+         seconds per GiB.",
+        human(request.bytes),
+        request.trials.max(1),
+        NOISY_SPREAD * 100.0
+    ));
+    t.seeds.push(&seeds::OPENSSH2007);
+    t
+}
+
+fn human(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{} GiB", bytes >> 30)
+    } else {
+        format!("{} MiB", bytes >> 20)
+    }
+}
+
+/// The 2007 mail's relative figures beside today's from the same run.
+pub fn then_and_now(bulk: &Table) -> Table {
+    let mut t = Table::new(
+        "ssh_then_and_now",
+        "Then and now: OpenSSH 2007 and OpenSSH today, bulk transfers to localhost",
+        &["comparison", "2007 (quoted)", "now (this run)"],
+    );
+    let rate = |mac: &str| {
+        bulk.cells()
+            .find(|c| c.algorithm == mac && c.key == "mb_per_second")
+            .and_then(|c| c.value.number())
+    };
+    let faster = |slow: Option<f64>, fast: Option<f64>| match (slow, fast) {
+        (Some(s), Some(f)) if s > 0.0 => Value::Derived((f / s - 1.0) * 100.0),
+        _ => Value::NotAvailable("not measured in this run".into()),
+    };
+    let umac = rate("umac-64@openssh.com");
+    let umac_etm = rate("umac-64-etm@openssh.com");
+    let rows = [
+        (
+            "umac-64 over hmac-md5",
+            Value::Quoted(OPENSSH_UMAC_OVER_HMAC_MD5_PERCENT),
+            faster(rate("hmac-md5"), umac),
+        ),
+        (
+            "umac-64 over hmac-sha1",
+            Value::Quoted(OPENSSH_UMAC_OVER_HMAC_SHA1_PERCENT),
+            faster(rate("hmac-sha1"), umac),
+        ),
+        (
+            "umac-64-etm over hmac-md5-etm",
+            Value::NotAvailable("no -etm MACs in 2007".into()),
+            faster(rate("hmac-md5-etm@openssh.com"), umac_etm),
+        ),
+        (
+            "umac-64-etm over hmac-sha2-256-etm",
+            Value::NotAvailable("no SHA-2 MACs in 2007".into()),
+            faster(rate("hmac-sha2-256-etm@openssh.com"), umac_etm),
+        ),
+        (
+            "chacha20-poly1305 over aes128-ctr + umac-64-etm",
+            Value::NotAvailable("no AEAD ciphers in 2007".into()),
+            faster(umac_etm, rate("chacha20-poly1305@openssh.com")),
+        ),
+        (
+            "aes128-gcm over aes128-ctr + umac-64-etm",
+            Value::NotAvailable("no AEAD ciphers in 2007".into()),
+            faster(umac_etm, rate("aes128-gcm@openssh.com")),
+        ),
+    ];
+    for (label, then, now) in rows {
+        t.row(
+            label,
+            vec![
+                Cell::new("ssh", "then_faster_percent", Unit::Percent, then),
+                Cell::new("ssh", "faster_percent", Unit::Percent, now),
+            ],
+        );
+    }
+    t.note(
+        "Reusing the MAC context: +12 to +16% for HMAC-MD5 bulk transfers in 2007 (quoted); \
+         OpenSSH has reused it ever since, so it cannot be switched off to measure again; the \
+         per-packet table above gives the same comparison for the MAC alone.",
+    );
+    t.seeds.push(&seeds::OPENSSH2007);
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proc_stat_line_gives_user_plus_system_seconds() {
+        let hz = sys::clock_ticks();
+        // pid (comm with ) and spaces) state ppid ... utime=150 stime=50
+        let line = "1234 (sshd: a) b) S 1 2 3 4 5 6 7 8 9 10 150 50 0 0 20 0 1 0";
+        assert_eq!(stat_cpu_seconds(line), Some(200.0 / hz));
+        assert_eq!(stat_cpu_seconds("garbage"), None);
+    }
+
+    #[test]
+    fn every_mac_maps_to_linerate_where_linerate_has_it() {
+        assert_eq!(
+            linerate_mac("hmac-md5-96-etm@openssh.com"),
+            Some("hmac-md5")
+        );
+        assert_eq!(linerate_mac("umac-64@openssh.com"), Some("umac-64"));
+        assert_eq!(linerate_mac("umac-128-etm@openssh.com"), Some("umac-128"));
+        assert_eq!(linerate_mac("hmac-sha2-256"), None);
+        assert_eq!(configs().len(), MACS.len() + AEADS.len());
+    }
+
+    #[test]
+    fn median_and_spread() {
+        assert_eq!(median_spread(&[3.0, 1.0, 2.0]), (2.0, 1.0));
+        assert_eq!(median_spread(&[2.0, 4.0]), (3.0, 2.0 / 3.0));
+    }
+}
