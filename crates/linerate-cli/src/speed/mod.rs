@@ -101,15 +101,19 @@ pub fn main(args: &[OsString]) -> ExitCode {
         },
         None => lab::run(&options.request, &Progress::default()),
     };
-    let text = if options.json {
-        let mut s = serde_json::to_string_pretty(&json::render(&lab)).unwrap_or_default();
+    print_or_quiet(render(&lab, options.json).as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// A run as text, or as one JSON object (a saved run).
+pub fn render(lab: &Lab, as_json: bool) -> String {
+    if as_json {
+        let mut s = serde_json::to_string_pretty(&json::render(lab)).unwrap_or_default();
         s.push('\n');
         s
     } else {
-        text::render(&lab)
-    };
-    print_or_quiet(text.as_bytes());
-    ExitCode::SUCCESS
+        text::render(lab)
+    }
 }
 
 /// The run saved in `path` (`-`: standard input), or a one-line reason

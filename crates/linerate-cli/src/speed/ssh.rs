@@ -5,10 +5,10 @@
 use crate::PROGRAM;
 use crate::output::print_or_quiet;
 use linerate_lab::cells::Context;
+use linerate_lab::machine;
 use linerate_lab::ssh::{self, SshRequest};
 use linerate_lab::table::Lab;
 use linerate_lab::timing::Settings;
-use linerate_lab::{json, machine, text};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -107,13 +107,6 @@ pub fn main(args: &[OsString]) -> ExitCode {
         tables: ssh::measure(&ctx, request),
         quick,
     };
-    let out = if as_json {
-        let mut s = serde_json::to_string_pretty(&json::render(&lab)).unwrap_or_default();
-        s.push('\n');
-        s
-    } else {
-        text::render(&lab)
-    };
-    print_or_quiet(out.as_bytes());
+    print_or_quiet(super::render(&lab, as_json).as_bytes());
     ExitCode::SUCCESS
 }

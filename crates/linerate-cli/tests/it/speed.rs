@@ -92,7 +92,7 @@ fn quick_json(extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("speed --json prints valid JSON")
 }
 
-fn table<'a>(lab: &'a Value, id: &str) -> &'a Value {
+pub(crate) fn table<'a>(lab: &'a Value, id: &str) -> &'a Value {
     lab["tables"]
         .as_array()
         .unwrap()

@@ -8,6 +8,7 @@
 //! `LINERATE_PEERS=required` (scripts/test-all.sh installs
 //! openssh-server).
 
+use super::speed::table;
 use serde_json::Value;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -57,15 +58,6 @@ fn configured_port(dir: &Path) -> Option<u16> {
         .lines()
         .find_map(|l| l.strip_prefix("Port "))
         .and_then(|p| p.trim().parse().ok())
-}
-
-fn table<'a>(lab: &'a Value, id: &str) -> &'a Value {
-    lab["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["id"] == id)
-        .unwrap_or_else(|| panic!("table {id} missing"))
 }
 
 #[test]
