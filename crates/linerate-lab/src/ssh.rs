@@ -498,25 +498,28 @@ pub fn measure(ctx: &Context<'_>, request: SshRequest) -> Vec<Table> {
             let then = then_and_now(&bulk);
             vec![bulk, then]
         }
-        Err(why) => {
-            let mut t = Table::new(
-                "ssh_bulk",
-                "Bulk transfers to localhost over OpenSSH, one MAC at a time",
-                &["configuration", "MB/s"],
-            );
-            t.row(
-                "openssh",
-                vec![Cell::new(
-                    "openssh",
-                    "mb_per_second",
-                    Unit::Number,
-                    Value::NotAvailable(why),
-                )],
-            );
-            t.seeds.push(&seeds::OPENSSH2007);
-            vec![t]
-        }
+        Err(why) => vec![not_measured(&why)],
     }
+}
+
+/// The section's table where nothing was measured, saying why in one line.
+pub fn not_measured(why: &str) -> Table {
+    let mut t = Table::new(
+        "ssh_bulk",
+        "Bulk transfers to localhost over OpenSSH, one MAC at a time",
+        &["configuration", "MB/s"],
+    );
+    t.row(
+        "openssh",
+        vec![Cell::new(
+            "openssh",
+            "mb_per_second",
+            Unit::Number,
+            Value::NotAvailable(why.to_string()),
+        )],
+    );
+    t.seeds.push(&seeds::OPENSSH2007);
+    t
 }
 
 type Results = Vec<(Config, Vec<Transfer>)>;

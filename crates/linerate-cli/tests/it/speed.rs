@@ -24,8 +24,8 @@ const TABLES: [&str; 12] = [
     "key_setup",
     "per_packet_mac",
     "macs_then_and_now",
-    // With OpenSSH (scripts/test-all.sh installs it) two tables, without
-    // it this one says why.
+    // The OpenSSH section: in a quick run this table says it was left
+    // out (tests/it/speed_ssh.rs runs `speed ssh --quick` itself).
     "ssh_bulk",
     "rfc1810_model",
     "rfc1810_then_and_now",
