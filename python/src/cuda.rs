@@ -49,16 +49,16 @@ pub fn placement_streams(
     device: Device,
     paths: &[std::ffi::OsString],
 ) -> PyResult<Placement> {
-    let (mut count, mut bytes) = (0u64, 0u64);
-    for p in paths {
-        if let Ok(m) = std::fs::metadata(p)
-            && m.is_file()
-        {
-            count += 1;
-            bytes += m.len();
-        }
-    }
-    match place(device, Work::Streams { count, bytes }) {
+    let inputs: Vec<linerate_files::Input<'_>> = paths
+        .iter()
+        .map(|p| linerate_files::Input::Path(p))
+        .collect();
+    let sizes = linerate_files::whole::regular_file_sizes(&inputs);
+    let work = Work::Streams {
+        count: sizes.len() as u64,
+        bytes: sizes.iter().sum(),
+    };
+    match place(device, work) {
         Ok(p) => Ok(p),
         Err(why) => {
             warn(py, &why)?;

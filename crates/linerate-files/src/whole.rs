@@ -218,6 +218,12 @@ pub(crate) fn regular_jobs<'a>(inputs: &[Input<'a>]) -> (Vec<Job<'a>>, Vec<Optio
     (jobs, routes)
 }
 
+/// The sizes of the regular files among `inputs` (after symbolic links),
+/// in order: what `--device auto` weighs before choosing the GPU.
+pub fn regular_file_sizes(inputs: &[Input<'_>]) -> Vec<u64> {
+    inputs.iter().filter_map(regular_file_len).collect()
+}
+
 /// The size of `input` if it is a regular file (after symbolic links).
 fn regular_file_len(input: &Input<'_>) -> Option<u64> {
     match input {

@@ -456,13 +456,15 @@ fn configs() -> Vec<Config> {
 fn median_spread(v: &[f64]) -> (f64, f64) {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    let n = s.len();
-    let m = if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    };
-    (m, if m > 0.0 { (s[n - 1] - s[0]) / m } else { 0.0 })
+    let m = linerate::clock::median_of_sorted(&s);
+    (
+        m,
+        if m > 0.0 {
+            (s[s.len() - 1] - s[0]) / m
+        } else {
+            0.0
+        },
+    )
 }
 
 /// linerate's own MAC, for the MACs it has, on one `PACKET_BYTES` packet:

@@ -76,7 +76,17 @@ pub fn run(
     // Plain ETags can go to the GPU: every part of every file one message.
     #[cfg(feature = "cuda")]
     if checksums.is_none() {
-        let work = || gpu_work(&inputs, policy);
+        // Every part of every regular file is one message.
+        let work = || {
+            let sizes = linerate_files::whole::regular_file_sizes(&inputs);
+            linerate::gpu::Work::Streams {
+                count: sizes
+                    .iter()
+                    .map(|&l| policy.layout(l).segments() as u64)
+                    .sum(),
+                bytes: sizes.iter().sum(),
+            }
+        };
         if let Some(ctx) = crate::device::gpu_for(device, work) {
             let ran = linerate_files::gpu::etags_in_order_gpu(
                 ctx, &inputs, policy, threads, &*progress, &mut each,
@@ -94,20 +104,4 @@ pub fn run(
     });
     checksums_in_order(&inputs, policy, &request, threads, &*progress, &mut each);
     ok
-}
-
-/// The parts of the regular files among `inputs`, for `--device auto`.
-#[cfg(feature = "cuda")]
-fn gpu_work(inputs: &[linerate_files::Input<'_>], policy: &Policy) -> linerate::gpu::Work {
-    let (mut count, mut bytes) = (0, 0);
-    for input in inputs {
-        if let linerate_files::Input::Path(p) = input
-            && let Ok(m) = std::fs::metadata(p)
-            && m.is_file()
-        {
-            count += policy.layout(m.len()).segments() as u64;
-            bytes += m.len();
-        }
-    }
-    linerate::gpu::Work::Streams { count, bytes }
 }

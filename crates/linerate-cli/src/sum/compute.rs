@@ -68,7 +68,13 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
     if options.algorithm == DigestAlgorithm::Hash(linerate::HashAlgorithm::Md5)
         && options.also.is_empty()
     {
-        let work = || regular_work(&inputs);
+        let work = || {
+            let sizes = linerate_files::whole::regular_file_sizes(&inputs);
+            linerate::gpu::Work::Streams {
+                count: sizes.len() as u64,
+                bytes: sizes.iter().sum(),
+            }
+        };
         if let Some(ctx) = crate::device::gpu_for(options.device, work) {
             let ran = linerate_files::gpu::hash_in_order_gpu(ctx, &inputs, &*progress, |i, r| {
                 each(i, r.map(|d| (d.to_vec(), Vec::new())));
@@ -125,20 +131,4 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
         report(console, e);
     }
     ok
-}
-
-/// The regular files among `inputs`, for `--device auto`'s decision.
-#[cfg(feature = "cuda")]
-fn regular_work(inputs: &[linerate_files::Input<'_>]) -> linerate::gpu::Work {
-    let (mut count, mut bytes) = (0, 0);
-    for input in inputs {
-        if let linerate_files::Input::Path(p) = input
-            && let Ok(m) = std::fs::metadata(p)
-            && m.is_file()
-        {
-            count += 1;
-            bytes += m.len();
-        }
-    }
-    linerate::gpu::Work::Streams { count, bytes }
 }

@@ -34,15 +34,10 @@ pub fn time_ms(
     Ok(median(&mut times))
 }
 
-/// The median of `v` (not empty).
+/// The median of `v` (sorted in place).
 pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    crate::clock::median_of_sorted(v)
 }
 
 /// HBM: bytes read plus bytes written per second by a device-to-device

@@ -13,8 +13,8 @@
 use rayon::prelude::*;
 
 use super::driver::{Context, DeviceBuffer, Event, GpuError, PinnedBuffer, Stream};
-use super::finish;
 use super::streams::Update;
+use super::{finish, state_at};
 use crate::md5p::{Md5pError, is_valid_k};
 
 /// Bytes of whole stripes per round (rounded down to whole stripes).
@@ -121,10 +121,7 @@ impl Context {
                 let mut state = if stripes == 0 {
                     crate::md5::reference::INIT
                 } else {
-                    let w = &host_states[j * 16..j * 16 + 16];
-                    std::array::from_fn(|i| {
-                        u32::from_le_bytes(w[4 * i..4 * i + 4].try_into().expect("4"))
-                    })
+                    state_at(&host_states, j)
                 };
                 let start = (j * 64).min(pending.len());
                 let mine = &pending[start..(start + 64).min(pending.len())];

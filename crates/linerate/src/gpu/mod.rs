@@ -249,6 +249,16 @@ pub fn gpu() -> Result<std::convert::Infallible, Unavailable> {
     ))
 }
 
+/// Stream `i`'s chaining value in a buffer of states the kernels wrote
+/// (16 bytes each, little-endian words).
+#[cfg(feature = "cuda")]
+pub(crate) fn state_at(states: &[u8], i: usize) -> [u32; 4] {
+    let w = &states[i * 16..i * 16 + 16];
+    std::array::from_fn(|k| {
+        u32::from_le_bytes([w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]])
+    })
+}
+
 /// MD5's padding on the host: the digest of a message whose first
 /// `absorbed` bytes (a multiple of 64) left chaining value `state`, and
 /// whose remaining `tail` (< 64 bytes) follows.

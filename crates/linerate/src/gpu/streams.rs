@@ -15,7 +15,7 @@ use std::io;
 use rayon::prelude::*;
 
 use super::driver::{Context, DeviceBuffer, Event, GpuError, PinnedBuffer, Stream, arg};
-use super::finish;
+use super::{finish, state_at};
 
 /// A message read by offset: a file, a part of one, bytes in memory.
 pub trait Source: Sync {
@@ -177,7 +177,7 @@ impl Context {
         let mut queue = Vec::new();
         for (i, s) in sources.iter().enumerate() {
             if s.size() < 64 {
-                out[i] = Some(read_whole(s).map(|t| finish(crate::md5::reference::INIT, 0, &t)));
+                out[i] = Some(read_whole(s).map(|t| crate::md5(&t)));
             } else {
                 queue.push(i);
             }
@@ -185,25 +185,7 @@ impl Context {
         // Longest first: a long message is a chain no thread can share, so
         // it should start early, not hold the last rounds alone.
         queue.sort_by_key(|&i| std::cmp::Reverse(sources[i].size()));
-        // A message far longer than the window's share of the work would
-        // keep one GPU thread busy long after the others (one GPU thread
-        // hashes some 128 MB/s, a CPU core 700): such messages go to CPU
-        // threads from the start, beside the GPU's rounds.
-        let total: u64 = queue.iter().map(|&i| sources[i].size()).sum();
-        let share = total / options.window.clamp(1, queue.len().max(1)) as u64;
-        let long_from = queue
-            .iter()
-            .position(|&i| sources[i].size() <= LONG_SHARES * share.max(1))
-            .unwrap_or(queue.len());
-        // At most half the threads: the others read the GPU's slices.
-        let long_from = long_from.min(rayon::current_num_threads() / 2);
-        let (long, rest) = queue.split_at(long_from);
-        let long: Vec<usize> = if rest.len() >= options.cpu_below {
-            long.to_vec()
-        } else {
-            Vec::new()
-        };
-        let rest = if long.is_empty() { &queue[..] } else { rest };
+        let (long, rest) = split_long(sources, &queue, options);
         // The buffers need not exceed a quarter of the bytes left.
         let rest_bytes: u64 = rest.iter().map(|&i| sources[i].size()).sum();
         let options = StreamOptions {
@@ -256,8 +238,8 @@ impl Context {
         let mut next = 0;
         let mut turn = 0usize;
         loop {
-            for (slot, a) in slots.iter_mut().enumerate() {
-                if a.is_none() && next < queue.len() {
+            for a in slots.iter_mut().filter(|a| a.is_none()) {
+                if next < queue.len() {
                     *a = Some(Active {
                         source: queue[next],
                         read: 0,
@@ -265,7 +247,6 @@ impl Context {
                     });
                     next += 1;
                 }
-                let _ = slot;
             }
             let active = slots.iter().filter(|a| a.is_some()).count();
             if active == 0 {
@@ -288,7 +269,6 @@ impl Context {
         for side in &mut sides {
             finish_side(self, side, out)?;
         }
-        drop(dev_states);
         Ok(())
     }
 }
@@ -309,10 +289,7 @@ fn finish_on_cpu<S: Source>(
             let state = if a.fresh {
                 crate::md5::reference::INIT
             } else {
-                let w = &states[slot * 16..slot * 16 + 16];
-                std::array::from_fn(|k| {
-                    u32::from_le_bytes(w[4 * k..4 * k + 4].try_into().expect("4"))
-                })
+                state_at(states, slot)
             };
             (a.source, hash_on_cpu(&sources[a.source], state, a.read))
         })
@@ -347,6 +324,30 @@ fn hash_on_cpu<S: Source>(s: &S, mut state: [u32; 4], mut at: u64) -> io::Result
     result
 }
 
+/// The messages (from the front of `queue`, longest first) that CPU
+/// threads hash from the start, and the rest, for the GPU. A message far
+/// longer than the window's share of the work would keep one GPU thread
+/// busy long after the others (one GPU thread hashes some 128 MB/s, a CPU
+/// core 700); at most half the threads take such messages, the others
+/// read the GPU's slices; none where the GPU would have too few left.
+fn split_long<'q, S: Source>(
+    sources: &[S],
+    queue: &'q [usize],
+    options: StreamOptions,
+) -> (Vec<usize>, &'q [usize]) {
+    let total: u64 = queue.iter().map(|&i| sources[i].size()).sum();
+    let share = total / options.window.clamp(1, queue.len().max(1)) as u64;
+    let long = queue
+        .iter()
+        .position(|&i| sources[i].size() <= LONG_SHARES * share.max(1))
+        .unwrap_or(queue.len())
+        .min(rayon::current_num_threads() / 2);
+    if queue.len() - long < options.cpu_below {
+        return (Vec::new(), queue);
+    }
+    (queue[..long].to_vec(), &queue[long..])
+}
+
 /// A short source, whole.
 fn read_whole<S: Source>(s: &S) -> io::Result<Vec<u8>> {
     let mut t = vec![0u8; s.size() as usize];
@@ -371,8 +372,7 @@ fn finish_side(
     let states = side.states.as_slice();
     for l in side.leaving.drain(..) {
         let state = if l.on_gpu {
-            let w = &states[l.slot * 16..l.slot * 16 + 16];
-            std::array::from_fn(|k| u32::from_le_bytes(w[4 * k..4 * k + 4].try_into().expect("4")))
+            state_at(states, l.slot)
         } else {
             crate::md5::reference::INIT
         };
