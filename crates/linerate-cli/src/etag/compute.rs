@@ -76,7 +76,6 @@ pub fn run(
     // Plain ETags can go to the GPU: every part of every file one message.
     #[cfg(feature = "cuda")]
     if checksums.is_none() {
-        // Every part of every regular file is one message.
         let work = || {
             let sizes = linerate_files::whole::regular_file_sizes(&inputs);
             linerate::gpu::Work::Streams {
