@@ -10,16 +10,10 @@ use super::range::read_at_most;
 use super::{Segment, Tag};
 use crate::FileError;
 use crate::lane_buf::LaneBuf;
-use crate::map::{FileIo, Window};
+use crate::map::{FileIo, WINDOW, Window};
 
 /// Room past a lane's chunk, where the byte after a file's end is looked for.
 pub(super) const SPARE_ROOM: usize = 4 << 10;
-
-/// Bytes of a segment a lane maps at once: its share of what a worker
-/// keeps mapped (32 lanes, 64 MiB). Each window costs a `munmap` (and its
-/// TLB flush): 2 MiB measured 1.04x faster than 1 MiB, and 4 MiB no more
-/// than another 1.02x for twice the memory (docs/performance.md).
-pub(super) const LANE_WINDOW: usize = 2 << 20;
 
 /// Where a lane's pieces come from.
 enum Data {
@@ -162,7 +156,7 @@ impl<T> Stream<T> {
                 self.end = Some(Err(fault_error(&self.segment.file, offset + done)));
                 return;
             }
-            let len = left.min(LANE_WINDOW.max(want) as u64) as usize;
+            let len = left.min(WINDOW.max(want) as u64) as usize;
             match Window::new(&self.segment.file, offset + done, len, false, *io) {
                 Some(new) => {
                     *window = Some(new);

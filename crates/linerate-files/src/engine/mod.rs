@@ -42,7 +42,8 @@
 //! Every outcome goes to the consumer on the calling thread, tagged as its
 //! segment was, in the order the work finishes. Memory is bounded by the
 //! chunks in flight: about 2 MiB per worker in lanes, or 4 MiB for a
-//! pipelined single stream.
+//! pipelined single stream; mapped segments allocate nothing, and keep at
+//! most a 4 MiB window of the page cache mapped per lane.
 
 mod lane;
 mod mapped;
@@ -565,7 +566,7 @@ impl<'s, 'a, T: Tag, S: Source<T>> Worker<'s, 'a, T, S> {
             if pipelined {
                 range.map_pipelined(shared.io, &mut self.alone_buf, &mut absorb)
             } else {
-                range.map_into(shared.io, &mut self.alone_buf, &mut absorb)
+                range.map_into(shared.io, &mut self.alone_buf, &mut absorb, false)
             }
         } else if pipelined {
             range.read_pipelined(&mut absorb)

@@ -502,7 +502,7 @@ vprold zmm1, zmm1, 20
 vpaddd zmm1, zmm1, zmm2
 vshufi32x4 zmm17, zmm15, zmm23, 0xdd
 vmovdqa64 zmmword ptr [{next} + 960], zmm17
-// Round 3; then the rows of set 0.
+// Round 3.
 vpbroadcastd zmm26, dword ptr [{t} + 128]
 vpaddd zmm0, zmm0, zmm26
 vpaddd zmm0, zmm0, zmmword ptr [{cur} + 320]
@@ -631,42 +631,7 @@ vpternlogd zmm24, zmm3, zmm0, 0x96
 vpaddd zmm1, zmm1, zmm24
 vprold zmm1, zmm1, 23
 vpaddd zmm1, zmm1, zmm2
-cmp {n}, 1
-je 4f
-mov {row0}, qword ptr [{ptrs} + 0]
-vmovdqu64 zmm8, zmmword ptr [{row0}]
-mov {row1}, qword ptr [{ptrs} + 8]
-vmovdqu64 zmm9, zmmword ptr [{row1}]
-mov {row0}, qword ptr [{ptrs} + 16]
-vmovdqu64 zmm10, zmmword ptr [{row0}]
-mov {row1}, qword ptr [{ptrs} + 24]
-vmovdqu64 zmm11, zmmword ptr [{row1}]
-mov {row0}, qword ptr [{ptrs} + 32]
-vmovdqu64 zmm12, zmmword ptr [{row0}]
-mov {row1}, qword ptr [{ptrs} + 40]
-vmovdqu64 zmm13, zmmword ptr [{row1}]
-mov {row0}, qword ptr [{ptrs} + 48]
-vmovdqu64 zmm14, zmmword ptr [{row0}]
-mov {row1}, qword ptr [{ptrs} + 56]
-vmovdqu64 zmm15, zmmword ptr [{row1}]
-mov {row0}, qword ptr [{ptrs} + 64]
-vmovdqu64 zmm16, zmmword ptr [{row0}]
-mov {row1}, qword ptr [{ptrs} + 72]
-vmovdqu64 zmm17, zmmword ptr [{row1}]
-mov {row0}, qword ptr [{ptrs} + 80]
-vmovdqu64 zmm18, zmmword ptr [{row0}]
-mov {row1}, qword ptr [{ptrs} + 88]
-vmovdqu64 zmm19, zmmword ptr [{row1}]
-mov {row0}, qword ptr [{ptrs} + 96]
-vmovdqu64 zmm20, zmmword ptr [{row0}]
-mov {row1}, qword ptr [{ptrs} + 104]
-vmovdqu64 zmm21, zmmword ptr [{row1}]
-mov {row0}, qword ptr [{ptrs} + 112]
-vmovdqu64 zmm22, zmmword ptr [{row0}]
-mov {row1}, qword ptr [{ptrs} + 120]
-vmovdqu64 zmm23, zmmword ptr [{row1}]
-4:
-// Round 4, with set 0's rows transposed; then the pointers move on.
+// Round 4; then the pointers move on.
 vpbroadcastd zmm26, dword ptr [{t} + 192]
 vpaddd zmm0, zmm0, zmm26
 vpaddd zmm0, zmm0, zmmword ptr [{cur} + 0]
@@ -691,12 +656,6 @@ vpternlogd zmm24, zmm0, zmm1, 0x39
 vpaddd zmm2, zmm2, zmm24
 vprold zmm2, zmm2, 15
 vpaddd zmm2, zmm2, zmm3
-vpunpckldq zmm27, zmm8, zmm9
-vpunpckhdq zmm9, zmm8, zmm9
-vpunpckldq zmm28, zmm10, zmm11
-vpunpckhdq zmm11, zmm10, zmm11
-vpunpckldq zmm29, zmm12, zmm13
-vpunpckhdq zmm13, zmm12, zmm13
 vpbroadcastd zmm26, dword ptr [{t} + 204]
 vpaddd zmm1, zmm1, zmm26
 vpaddd zmm1, zmm1, zmmword ptr [{cur} + 320]
@@ -705,12 +664,6 @@ vpternlogd zmm24, zmm3, zmm0, 0x39
 vpaddd zmm1, zmm1, zmm24
 vprold zmm1, zmm1, 21
 vpaddd zmm1, zmm1, zmm2
-vpunpckldq zmm30, zmm14, zmm15
-vpunpckhdq zmm15, zmm14, zmm15
-vpunpckldq zmm31, zmm16, zmm17
-vpunpckhdq zmm17, zmm16, zmm17
-vpunpckldq zmm8, zmm18, zmm19
-vpunpckhdq zmm19, zmm18, zmm19
 vpbroadcastd zmm26, dword ptr [{t} + 208]
 vpaddd zmm0, zmm0, zmm26
 vpaddd zmm0, zmm0, zmmword ptr [{cur} + 768]
@@ -719,12 +672,6 @@ vpternlogd zmm24, zmm2, zmm3, 0x39
 vpaddd zmm0, zmm0, zmm24
 vprold zmm0, zmm0, 6
 vpaddd zmm0, zmm0, zmm1
-vpunpckldq zmm10, zmm20, zmm21
-vpunpckhdq zmm21, zmm20, zmm21
-vpunpckldq zmm12, zmm22, zmm23
-vpunpckhdq zmm23, zmm22, zmm23
-vpunpcklqdq zmm14, zmm27, zmm28
-vpunpckhqdq zmm28, zmm27, zmm28
 vpbroadcastd zmm26, dword ptr [{t} + 212]
 vpaddd zmm3, zmm3, zmm26
 vpaddd zmm3, zmm3, zmmword ptr [{cur} + 192]
@@ -733,12 +680,6 @@ vpternlogd zmm24, zmm1, zmm2, 0x39
 vpaddd zmm3, zmm3, zmm24
 vprold zmm3, zmm3, 10
 vpaddd zmm3, zmm3, zmm0
-vpunpcklqdq zmm16, zmm9, zmm11
-vpunpckhqdq zmm11, zmm9, zmm11
-vpunpcklqdq zmm18, zmm29, zmm30
-vpunpckhqdq zmm30, zmm29, zmm30
-vpunpcklqdq zmm20, zmm13, zmm15
-vpunpckhqdq zmm15, zmm13, zmm15
 vpbroadcastd zmm26, dword ptr [{t} + 216]
 vpaddd zmm2, zmm2, zmm26
 vpaddd zmm2, zmm2, zmmword ptr [{cur} + 640]
@@ -747,12 +688,6 @@ vpternlogd zmm24, zmm0, zmm1, 0x39
 vpaddd zmm2, zmm2, zmm24
 vprold zmm2, zmm2, 15
 vpaddd zmm2, zmm2, zmm3
-vpunpcklqdq zmm22, zmm31, zmm8
-vpunpckhqdq zmm8, zmm31, zmm8
-vpunpcklqdq zmm27, zmm17, zmm19
-vpunpckhqdq zmm19, zmm17, zmm19
-vpunpcklqdq zmm9, zmm10, zmm12
-vpunpckhqdq zmm12, zmm10, zmm12
 vpbroadcastd zmm26, dword ptr [{t} + 220]
 vpaddd zmm1, zmm1, zmm26
 vpaddd zmm1, zmm1, zmmword ptr [{cur} + 64]
@@ -761,12 +696,6 @@ vpternlogd zmm24, zmm3, zmm0, 0x39
 vpaddd zmm1, zmm1, zmm24
 vprold zmm1, zmm1, 21
 vpaddd zmm1, zmm1, zmm2
-vpunpcklqdq zmm29, zmm21, zmm23
-vpunpckhqdq zmm23, zmm21, zmm23
-vshufi32x4 zmm13, zmm14, zmm18, 0x44
-vshufi32x4 zmm18, zmm14, zmm18, 0xee
-vshufi32x4 zmm31, zmm22, zmm9, 0x44
-vshufi32x4 zmm9, zmm22, zmm9, 0xee
 vpbroadcastd zmm26, dword ptr [{t} + 224]
 vpaddd zmm0, zmm0, zmm26
 vpaddd zmm0, zmm0, zmmword ptr [{cur} + 512]
@@ -775,12 +704,6 @@ vpternlogd zmm24, zmm2, zmm3, 0x39
 vpaddd zmm0, zmm0, zmm24
 vprold zmm0, zmm0, 6
 vpaddd zmm0, zmm0, zmm1
-vshufi32x4 zmm17, zmm13, zmm31, 0x88
-vmovdqa64 zmmword ptr [{next} + 0], zmm17
-vshufi32x4 zmm10, zmm13, zmm31, 0xdd
-vmovdqa64 zmmword ptr [{next} + 256], zmm10
-vshufi32x4 zmm21, zmm18, zmm9, 0x88
-vmovdqa64 zmmword ptr [{next} + 512], zmm21
 vpbroadcastd zmm26, dword ptr [{t} + 228]
 vpaddd zmm3, zmm3, zmm26
 vpaddd zmm3, zmm3, zmmword ptr [{cur} + 960]
@@ -789,12 +712,6 @@ vpternlogd zmm24, zmm1, zmm2, 0x39
 vpaddd zmm3, zmm3, zmm24
 vprold zmm3, zmm3, 10
 vpaddd zmm3, zmm3, zmm0
-vshufi32x4 zmm14, zmm18, zmm9, 0xdd
-vmovdqa64 zmmword ptr [{next} + 768], zmm14
-vshufi32x4 zmm22, zmm28, zmm30, 0x44
-vshufi32x4 zmm30, zmm28, zmm30, 0xee
-vshufi32x4 zmm17, zmm8, zmm12, 0x44
-vshufi32x4 zmm12, zmm8, zmm12, 0xee
 vpbroadcastd zmm26, dword ptr [{t} + 232]
 vpaddd zmm2, zmm2, zmm26
 vpaddd zmm2, zmm2, zmmword ptr [{cur} + 384]
@@ -803,12 +720,6 @@ vpternlogd zmm24, zmm0, zmm1, 0x39
 vpaddd zmm2, zmm2, zmm24
 vprold zmm2, zmm2, 15
 vpaddd zmm2, zmm2, zmm3
-vshufi32x4 zmm10, zmm22, zmm17, 0x88
-vmovdqa64 zmmword ptr [{next} + 64], zmm10
-vshufi32x4 zmm21, zmm22, zmm17, 0xdd
-vmovdqa64 zmmword ptr [{next} + 320], zmm21
-vshufi32x4 zmm14, zmm30, zmm12, 0x88
-vmovdqa64 zmmword ptr [{next} + 576], zmm14
 vpbroadcastd zmm26, dword ptr [{t} + 236]
 vpaddd zmm1, zmm1, zmm26
 vpaddd zmm1, zmm1, zmmword ptr [{cur} + 832]
@@ -817,12 +728,6 @@ vpternlogd zmm24, zmm3, zmm0, 0x39
 vpaddd zmm1, zmm1, zmm24
 vprold zmm1, zmm1, 21
 vpaddd zmm1, zmm1, zmm2
-vshufi32x4 zmm13, zmm30, zmm12, 0xdd
-vmovdqa64 zmmword ptr [{next} + 832], zmm13
-vshufi32x4 zmm18, zmm16, zmm20, 0x44
-vshufi32x4 zmm20, zmm16, zmm20, 0xee
-vshufi32x4 zmm31, zmm27, zmm29, 0x44
-vshufi32x4 zmm29, zmm27, zmm29, 0xee
 vpbroadcastd zmm26, dword ptr [{t} + 240]
 vpaddd zmm0, zmm0, zmm26
 vpaddd zmm0, zmm0, zmmword ptr [{cur} + 256]
@@ -831,12 +736,6 @@ vpternlogd zmm24, zmm2, zmm3, 0x39
 vpaddd zmm0, zmm0, zmm24
 vprold zmm0, zmm0, 6
 vpaddd zmm0, zmm0, zmm1
-vshufi32x4 zmm9, zmm18, zmm31, 0x88
-vmovdqa64 zmmword ptr [{next} + 128], zmm9
-vshufi32x4 zmm28, zmm18, zmm31, 0xdd
-vmovdqa64 zmmword ptr [{next} + 384], zmm28
-vshufi32x4 zmm8, zmm20, zmm29, 0x88
-vmovdqa64 zmmword ptr [{next} + 640], zmm8
 vpbroadcastd zmm26, dword ptr [{t} + 244]
 vpaddd zmm3, zmm3, zmm26
 vpaddd zmm3, zmm3, zmmword ptr [{cur} + 704]
@@ -845,12 +744,6 @@ vpternlogd zmm24, zmm1, zmm2, 0x39
 vpaddd zmm3, zmm3, zmm24
 vprold zmm3, zmm3, 10
 vpaddd zmm3, zmm3, zmm0
-vshufi32x4 zmm10, zmm20, zmm29, 0xdd
-vmovdqa64 zmmword ptr [{next} + 896], zmm10
-vshufi32x4 zmm21, zmm11, zmm15, 0x44
-vshufi32x4 zmm15, zmm11, zmm15, 0xee
-vshufi32x4 zmm14, zmm19, zmm23, 0x44
-vshufi32x4 zmm23, zmm19, zmm23, 0xee
 vpbroadcastd zmm26, dword ptr [{t} + 248]
 vpaddd zmm2, zmm2, zmm26
 vpaddd zmm2, zmm2, zmmword ptr [{cur} + 128]
@@ -859,12 +752,6 @@ vpternlogd zmm24, zmm0, zmm1, 0x39
 vpaddd zmm2, zmm2, zmm24
 vprold zmm2, zmm2, 15
 vpaddd zmm2, zmm2, zmm3
-vshufi32x4 zmm13, zmm21, zmm14, 0x88
-vmovdqa64 zmmword ptr [{next} + 192], zmm13
-vshufi32x4 zmm22, zmm21, zmm14, 0xdd
-vmovdqa64 zmmword ptr [{next} + 448], zmm22
-vshufi32x4 zmm30, zmm15, zmm23, 0x88
-vmovdqa64 zmmword ptr [{next} + 704], zmm30
 vpbroadcastd zmm26, dword ptr [{t} + 252]
 vpaddd zmm1, zmm1, zmm26
 vpaddd zmm1, zmm1, zmmword ptr [{cur} + 576]
@@ -873,8 +760,6 @@ vpternlogd zmm24, zmm3, zmm0, 0x39
 vpaddd zmm1, zmm1, zmm24
 vprold zmm1, zmm1, 21
 vpaddd zmm1, zmm1, zmm2
-vshufi32x4 zmm17, zmm15, zmm23, 0xdd
-vmovdqa64 zmmword ptr [{next} + 960], zmm17
 cmp {n}, 1
 je 5f
 vmovdqa64 zmm27, zmmword ptr [{ptrs} + 0]

@@ -45,6 +45,38 @@ fn every_backend_matches_the_reference_per_lane() {
     }
 }
 
+/// Calls of 1 MiB and more, where a backend may take its data to come from
+/// memory and run another loop (AVX-512's prefetching one): 9, 16, 17 and
+/// 32 lanes of 128 KiB each, 4 KiB apart within one buffer.
+#[test]
+fn long_calls_match_the_reference_per_lane() {
+    let mut rng = Rng::new(103);
+    let nblocks = 2048;
+    let data = rng.bytes((MAX_LANES + nblocks) * 64 * 4);
+    for lanes in lanes_backends() {
+        for active in [9usize, 16, 17, 32]
+            .into_iter()
+            .filter(|&n| n <= lanes.width())
+        {
+            let mut state = LaneState::new();
+            let slices: Vec<&[u8]> = (0..active).map(|lane| &data[lane * 4096..]).collect();
+            lanes.compress(&mut state, &slices, nblocks, 64);
+            for (lane, slice) in slices.iter().enumerate() {
+                let mut chain = reference::INIT;
+                for block in slice[..nblocks * 64].chunks_exact(64) {
+                    reference::compress_block(&mut chain, block.try_into().unwrap());
+                }
+                assert_eq!(
+                    state.get(lane),
+                    chain,
+                    "{}: lane {lane} of {active}",
+                    lanes.backend()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn compress_refuses_more_lanes_than_the_width() {
     for lanes in lanes_backends() {
