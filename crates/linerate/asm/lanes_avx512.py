@@ -1,9 +1,10 @@
 """Generates the AVX-512 lanes kernel's loop as assembly text: for 32
 lanes (two sets of 16), crates/linerate/src/lanes/x86_64_avx512_x32.s, and
 for 16 (one set), x86_64_avx512_x16.s, which `x86_64_avx512.rs` hands to
-`asm!` (include_str!); and the same two with prefetches (`_prefetch.s`),
-for data that come from memory. The schedule below is written for two
-sets; one set is the same with set 1's instructions left out.
+`asm!` (include_str!); and the one-set loop again with prefetches,
+x86_64_avx512_x16_prefetch.s, for data that come from memory. The schedule
+below is written for two sets; one set is the same with set 1's
+instructions left out.
 
 Why a generator: the loop keeps each of the 32 vector registers in a
 planned job, and places every instruction where measurement put it; a
@@ -38,11 +39,9 @@ The schedule, per 64-byte block of all 32 lanes:
   same half: dropping the second transposition made 16 lanes in the
   caches 1.12x faster and from memory 1.2x; after round 1 rather than
   after round 3 measured the faster from memory.)
-- the prefetching loops also ask, with each row load, for the line
-  PREFETCH_BYTES further on in that lane (see there). In the caches
-  these cost 1.02-1.04x; from memory they gain 1.07-1.10x (a hardware
-  prefetcher stops at the end of each 4 KiB page, and 32 streams cross
-  one every 64 blocks).
+- the prefetching loop also asks, with each row load, for the line
+  PREFETCH_BYTES further on in that lane (see there). Only the one-set
+  loop has one: see OUTS.
 - the transposition (16 rows of 16 dwords to 16 message-word vectors) is
   three passes of 16 shuffles (dword unpacks, qword unpacks, 128-bit lane
   shuffles) and 16 stores into the other half of a double buffer;
@@ -63,13 +62,19 @@ import sys
 
 LANES = pathlib.Path(__file__).resolve().parent.parent / "src" / "lanes"
 # One output per number of register sets (16 lanes: MD5-P/16, batches of up
-# to 16; and 32), without prefetches (data in the caches) and with them
-# (data from memory).
+# to 16; and 32), without prefetches (data in the caches) and, for one set,
+# with them (data from memory). The one-set loop waits on its steps'
+# latency; with its loads a block ahead it stalls on memory, and prefetches
+# made MD5-P/16 of a page-cached file 1.57x as fast on the 2-vCPU Xeon VM
+# and 1.12-1.17x on a 16-vCPU Xeon (model 207). The two-set loop keeps
+# the ALU ports full: prefetches gained 1.07-1.10x from memory on the
+# first machine, but cost 0.67-0.76x (`sum -j1` of 32 files) and
+# 0.81-0.91x (`etag` on 16 threads) on the second, at every distance and
+# hint tried (docs/performance.md).
 OUTS = {
     (1, False): LANES / "x86_64_avx512_x16.s",
     (2, False): LANES / "x86_64_avx512_x32.s",
     (1, True): LANES / "x86_64_avx512_x16_prefetch.s",
-    (2, True): LANES / "x86_64_avx512_x32_prefetch.s",
 }
 # How far ahead of its pointer each lane's prefetch reaches, in bytes: 16
 # blocks of a lane reading one message. Measured from memory (32 x 16 MiB
