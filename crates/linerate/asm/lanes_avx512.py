@@ -66,11 +66,11 @@ LANES = pathlib.Path(__file__).resolve().parent.parent / "src" / "lanes"
 # with them (data from memory). The one-set loop waits on its steps'
 # latency; with its loads a block ahead it stalls on memory, and prefetches
 # made MD5-P/16 of a page-cached file 1.57x as fast on the 2-vCPU Xeon VM
-# and 1.12-1.17x on a 16-vCPU Xeon (model 207). The two-set loop keeps
-# the ALU ports full: prefetches gained 1.07-1.10x from memory on the
-# first machine, but cost 0.67-0.76x (`sum -j1` of 32 files) and
+# and 1.17x on a 16-vCPU Xeon (model 207, a noisy host). The two-set loop
+# keeps the ALU ports full: prefetches gained 1.07-1.10x from memory on
+# the first machine, but cost 0.67-0.76x (`sum -j1` of 32 files) and
 # 0.81-0.91x (`etag` on 16 threads) on the second, at every distance and
-# hint tried (docs/performance.md).
+# hint tried (docs/performance.md, docs/gpu/host-cpu-ab.log).
 OUTS = {
     (1, False): LANES / "x86_64_avx512_x16.s",
     (2, False): LANES / "x86_64_avx512_x32.s",
