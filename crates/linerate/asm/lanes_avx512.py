@@ -64,11 +64,11 @@ LANES = pathlib.Path(__file__).resolve().parent.parent / "src" / "lanes"
 # One output per number of register sets (16 lanes: MD5-P/16, batches of up
 # to 16; and 32), without prefetches (data in the caches) and, for one set,
 # with them (data from memory). The one-set loop waits on its steps'
-# latency; with its loads a block ahead it stalls on memory, and prefetches
-# made MD5-P/16 of a page-cached file 1.57x as fast on the 2-vCPU Xeon VM
-# and 1.17x on a 16-vCPU Xeon (model 207, a noisy host). The two-set loop
-# keeps the ALU ports full: prefetches gained 1.07-1.10x from memory on
-# the first machine, but cost 0.67-0.76x (`sum -j1` of 32 files) and
+# latency, and its rows, loaded one block ahead, come too late from memory:
+# prefetches made MD5-P/16 of a page-cached file 1.57x as fast on the
+# 2-vCPU Xeon VM and 1.17x on a 16-vCPU Xeon (model 207, a noisy host).
+# In the two-set loop prefetches gained 1.07-1.10x from memory on the
+# first machine but cost 0.67-0.76x (`sum -j1` of 32 files) and
 # 0.81-0.91x (`etag` on 16 threads) on the second, at every distance and
 # hint tried (docs/performance.md, docs/gpu/host-cpu-ab.log).
 OUTS = {
@@ -77,10 +77,11 @@ OUTS = {
     (1, True): LANES / "x86_64_avx512_x16_prefetch.s",
 }
 # How far ahead of its pointer each lane's prefetch reaches, in bytes: 16
-# blocks of a lane reading one message. Measured from memory (32 x 16 MiB
-# files, `sum -j1`): 512 and 1024 bytes 1.07x as fast as none, 2048 1.06x,
-# 4096 0.93x; a distance of 8, 16 or 32 of each lane's strides instead
-# (further for MD5-P's interleaved lanes) gained nothing more.
+# blocks of a lane reading one message, one block of MD5-P/16's (whose
+# lanes interleave in one stream). Chosen while both loops prefetched
+# (32 x 16 MiB files, `sum -j1`): 512 and 1024 bytes 1.07x as fast as
+# none, 2048 1.06x, 4096 0.93x; 8, 16 or 32 of each lane's strides instead
+# (further for MD5-P) gained nothing more.
 PREFETCH_BYTES = 1024
 
 # Per step: the message word, the rotation; per round, F/G/H/I as a ternlog

@@ -16,10 +16,21 @@ const MAP_AHEAD: usize = 2;
 impl Range<'_> {
     /// Feeds the range to `absorb` a mapped window at a time; `false` if
     /// `absorb` asked to stop. Where a window cannot be mapped, the rest is
-    /// read through `buf` instead, or on two threads if `pipelined` (`io`
-    /// says which windows are mapped).
+    /// read through `buf` instead (`io` says which windows are mapped).
     pub(super) fn map_into(
         &self,
+        io: FileIo,
+        buf: &mut Vec<u8>,
+        absorb: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<bool, FileError> {
+        self.map_from(None, io, buf, absorb, false)
+    }
+
+    /// [`map_into`](Self::map_into) from `first`, the range's first window
+    /// if it is mapped already; the rest read on two threads if `pipelined`.
+    fn map_from(
+        &self,
+        mut first: Option<Window>,
         io: FileIo,
         buf: &mut Vec<u8>,
         absorb: &mut dyn FnMut(&[u8]) -> bool,
@@ -27,7 +38,7 @@ impl Range<'_> {
     ) -> Result<bool, FileError> {
         let mut at = 0u64;
         while at < self.len {
-            let Some(window) = self.window(at, false, io) else {
+            let Some(window) = first.take().or_else(|| self.window(at, false, io)) else {
                 return self.read_rest(at, buf, absorb, pipelined);
             };
             if !self.hash_window(at, &window, absorb)? {
@@ -55,8 +66,10 @@ impl Range<'_> {
         buf: &mut Vec<u8>,
         absorb: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<bool, FileError> {
-        if io == FileIo::Auto && self.window(0, false, io).is_some() {
-            return self.map_into(io, buf, absorb, true);
+        if io == FileIo::Auto
+            && let Some(first) = self.window(0, false, io)
+        {
+            return self.map_from(Some(first), io, buf, absorb, true);
         }
         let (sender, windows) = mpsc::sync_channel::<(u64, Option<Window>)>(MAP_AHEAD);
         std::thread::scope(|scope| {
@@ -183,7 +196,7 @@ mod tests {
         if pipelined {
             range.map_pipelined(FileIo::Map, &mut buf, &mut absorb)?;
         } else {
-            range.map_into(FileIo::Map, &mut buf, &mut absorb, false)?;
+            range.map_into(FileIo::Map, &mut buf, &mut absorb)?;
         }
         Ok(seen)
     }

@@ -566,7 +566,7 @@ impl<'s, 'a, T: Tag, S: Source<T>> Worker<'s, 'a, T, S> {
             if pipelined {
                 range.map_pipelined(shared.io, &mut self.alone_buf, &mut absorb)
             } else {
-                range.map_into(shared.io, &mut self.alone_buf, &mut absorb, false)
+                range.map_into(shared.io, &mut self.alone_buf, &mut absorb)
             }
         } else if pipelined {
             range.read_pipelined(&mut absorb)
