@@ -30,11 +30,27 @@ pub unsafe fn compress(
     nblocks: usize,
     active: usize,
 ) {
-    let sets = if active <= 16 { 1 } else { 2 };
-    let from_memory = sets == 1 && nblocks.saturating_mul(64 * active) >= FROM_MEMORY;
+    let kernel = if active > 16 {
+        Loop::X32
+    } else if nblocks.saturating_mul(64 * active) >= FROM_MEMORY {
+        Loop::X16Prefetch
+    } else {
+        Loop::X16
+    };
     // SAFETY: forwarded; one set reads lanes 0..16, two read 0..32, all of
     // which the caller keeps readable.
-    unsafe { compress_with(state, ptrs, strides, nblocks, sets, from_memory) }
+    unsafe { compress_with(kernel, state, ptrs, strides, nblocks) }
+}
+
+/// The generated loops.
+#[derive(Clone, Copy, Debug)]
+enum Loop {
+    /// One register set, 16 lanes.
+    X16,
+    /// The same, with prefetches: for data from memory.
+    X16Prefetch,
+    /// Two register sets, 32 lanes.
+    X32,
 }
 
 /// Bytes of one call of up to 16 lanes from which its data are taken to
@@ -105,34 +121,32 @@ macro_rules! run_loop {
     }};
 }
 
-/// One of the three generated loops: one or two register `sets`; with
-/// one, with or without prefetches (`from_memory`). Exposed to this
-/// module's tests so that each is checked whatever the size of a call.
+/// Runs one of the generated loops. Exposed to this module's tests so that
+/// each is checked whatever the size of a call.
 ///
 /// # Safety
-/// As [`compress`], with `active` lanes `16 * sets`.
+/// As [`compress`], with `active` 16 lanes (32 for [`Loop::X32`]).
 #[target_feature(enable = "avx512f")]
 unsafe fn compress_with(
+    kernel: Loop,
     state: &mut LaneState,
     ptrs: &mut [*const u8; MAX_LANES],
     strides: &[usize; MAX_LANES],
     nblocks: usize,
-    sets: usize,
-    from_memory: bool,
 ) {
     // SAFETY: forwarded; the x16 loops read and advance lanes 0..16 only,
     // the x32 loop 0..32.
     unsafe {
-        match (sets, from_memory) {
-            (1, false) => run_loop!("x86_64_avx512_x16.s", state, ptrs, strides, nblocks),
-            (1, true) => run_loop!(
+        match kernel {
+            Loop::X16 => run_loop!("x86_64_avx512_x16.s", state, ptrs, strides, nblocks),
+            Loop::X16Prefetch => run_loop!(
                 "x86_64_avx512_x16_prefetch.s",
                 state,
                 ptrs,
                 strides,
                 nblocks
             ),
-            _ => run_loop!("x86_64_avx512_x32.s", state, ptrs, strides, nblocks),
+            Loop::X32 => run_loop!("x86_64_avx512_x32.s", state, ptrs, strides, nblocks),
         }
     }
 }
@@ -156,43 +170,33 @@ mod tests {
         let data: Vec<u8> = (0..MAX_LANES * 7 + nblocks * stride + 64)
             .map(|i| (i * 131 % 251) as u8)
             .collect();
-        for sets in [1, 2] {
-            for from_memory in [false, true] {
-                if sets == 2 && from_memory {
-                    continue; // no such loop
+        for (kernel, lanes) in [(Loop::X16, 16), (Loop::X16Prefetch, 16), (Loop::X32, 32)] {
+            let mut state = LaneState::new();
+            let mut ptrs = [core::ptr::null(); MAX_LANES];
+            let mut want = Vec::new();
+            for lane in 0..lanes {
+                let init = [lane as u32, 1, 2, 3];
+                state.set(lane, init);
+                ptrs[lane] = data[lane * 7..].as_ptr();
+                let mut chain = init;
+                for k in 0..nblocks {
+                    let at = lane * 7 + k * stride;
+                    reference::compress_block(&mut chain, data[at..at + 64].try_into().unwrap());
                 }
-                let mut state = LaneState::new();
-                let mut ptrs = [core::ptr::null(); MAX_LANES];
-                let mut want = Vec::new();
-                for lane in 0..16 * sets {
-                    let init = [lane as u32, 1, 2, 3];
-                    state.set(lane, init);
-                    ptrs[lane] = data[lane * 7..].as_ptr();
-                    let mut chain = init;
-                    for k in 0..nblocks {
-                        let at = lane * 7 + k * stride;
-                        reference::compress_block(
-                            &mut chain,
-                            data[at..at + 64].try_into().unwrap(),
-                        );
-                    }
-                    want.push(chain);
-                }
-                let strides = [stride; MAX_LANES];
-                // SAFETY: AVX-512F checked above; every lane's nblocks
-                // blocks lie within `data`.
-                unsafe {
-                    compress_with(&mut state, &mut ptrs, &strides, nblocks, sets, from_memory)
-                };
-                for (lane, want) in want.iter().enumerate() {
-                    assert_eq!(
-                        state.get(lane),
-                        *want,
-                        "sets {sets}, prefetch {from_memory}, lane {lane}"
-                    );
-                    let moved = ptrs[lane] as usize - data.as_ptr() as usize;
-                    assert_eq!(moved, lane * 7 + nblocks * stride, "lane {lane}'s pointer");
-                }
+                want.push(chain);
+            }
+            let strides = [stride; MAX_LANES];
+            // SAFETY: AVX-512F checked above; every lane's nblocks blocks
+            // lie within `data`.
+            unsafe { compress_with(kernel, &mut state, &mut ptrs, &strides, nblocks) };
+            for (lane, want) in want.iter().enumerate() {
+                assert_eq!(state.get(lane), *want, "{kernel:?}, lane {lane}");
+                let moved = ptrs[lane] as usize - data.as_ptr() as usize;
+                assert_eq!(
+                    moved,
+                    lane * 7 + nblocks * stride,
+                    "{kernel:?}: lane {lane}'s pointer"
+                );
             }
         }
     }
