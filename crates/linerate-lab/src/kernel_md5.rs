@@ -11,6 +11,7 @@
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener};
+use std::time::Duration;
 
 /// What one measurement found.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,16 +51,49 @@ pub fn measure(bytes: usize, rounds: usize) -> Result<KernelCost, String> {
 
 /// CPU seconds (user and system) a loopback transfer of `bytes` took.
 fn transfer(bytes: usize, signed: bool) -> Result<f64, String> {
+    let listener = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0))
+        .map_err(|e| format!("loopback bind: {e}"))?;
+    transfer_through(listener, bytes, signed)
+}
+
+/// Connections from other processes the receiver drops before it finds
+/// ours: any local user can connect to a loopback port.
+const STRANGERS_DROPPED: usize = 64;
+
+/// No read or write waits longer than this: a transfer that stalls is an
+/// error, never a hang.
+const STALL: Duration = Duration::from_secs(30);
+
+/// The transfer through `listener`. The client connects first (the
+/// kernel completes the handshake into the backlog) and the receiver then
+/// accepts until it finds that connection: whoever else connected to the
+/// port (another local user can) is dropped unread, and cannot take our
+/// place or keep the lab waiting.
+fn transfer_through(listener: TcpListener, bytes: usize, signed: bool) -> Result<f64, String> {
     let io = |what: &str, e: std::io::Error| format!("loopback {what}: {e}");
-    let listener =
-        TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0)).map_err(|e| io("bind", e))?;
     let port = listener.local_addr().map_err(|e| io("bind", e))?.port();
     if signed {
         sys::md5sig(&listener, Ipv4Addr::LOCALHOST)?;
     }
     sys::maxseg(&listener)?;
+    let mut client = sys::connect(port, signed)?;
+    client
+        .set_write_timeout(Some(STALL))
+        .map_err(|e| io("connect", e))?;
+    let ours = client.local_addr().map_err(|e| io("connect", e))?;
     let sink = std::thread::spawn(move || -> std::io::Result<usize> {
-        let (mut conn, _) = listener.accept()?;
+        let mut conn = None;
+        for _ in 0..=STRANGERS_DROPPED {
+            let (c, peer) = listener.accept()?;
+            if peer == ours {
+                conn = Some(c);
+                break;
+            }
+        }
+        let mut conn = conn.ok_or_else(|| {
+            std::io::Error::other("too many other connections to the loopback port")
+        })?;
+        conn.set_read_timeout(Some(STALL))?;
         let mut buf = vec![0u8; 1 << 20];
         let mut got = 0;
         loop {
@@ -69,7 +103,6 @@ fn transfer(bytes: usize, signed: bool) -> Result<f64, String> {
             }
         }
     });
-    let mut client = sys::connect(port, signed)?;
     let block = vec![0u8; 1 << 20];
     let start = sys::cpu_seconds()?;
     let mut sent = 0;
@@ -252,5 +285,31 @@ mod sys {
     }
     pub fn cpu_seconds() -> Result<f64, String> {
         Err(NOT.into())
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::net::TcpStream;
+    use std::sync::mpsc;
+
+    /// A local process that connects to the port first and then neither
+    /// sends nor closes: the old receiver accepted it and waited on it
+    /// for ever. The transfer must still be ours, whole, and finish.
+    #[test]
+    fn a_stranger_on_the_port_neither_takes_our_place_nor_stalls_the_transfer() {
+        let listener = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stranger = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let (done, result) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(transfer_through(listener, 4 << 20, false));
+        });
+        let outcome = result
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the transfer waited on the stranger's connection");
+        assert!(outcome.is_ok(), "{outcome:?}");
+        drop(stranger);
     }
 }
