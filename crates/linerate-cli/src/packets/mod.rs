@@ -215,13 +215,19 @@ pub fn load_keys(keying: &args::Keying) -> Result<Loaded, u8> {
             })
         }
         args::Keys::Table(path) => {
+            use linerate_packets::keys::{MAX_TABLE, open_key_file, read_bounded, too_long};
             let name = std::path::Path::new(path).display().to_string();
-            let text = std::fs::read_to_string(path)
+            let read = open_key_file(std::path::Path::new(path))
+                .and_then(|file| read_bounded(file, MAX_TABLE))
                 .map_err(|e| fail(format!("{name}: {}", crate::output::reason(&e))))?;
+            let bytes = read.ok_or_else(|| fail(format!("{name}: {}", too_long(MAX_TABLE))))?;
+            let text = std::str::from_utf8(&bytes).map_err(|_| {
+                fail(format!("{name}: stream did not contain valid UTF-8"))
+            })?;
             let dir = std::path::Path::new(path)
                 .parent()
                 .unwrap_or(std::path::Path::new("."));
-            linerate_packets::keys::KeyTable::parse(&text, dir, &|n| std::env::var(n).ok())
+            linerate_packets::keys::KeyTable::parse(text, dir, &|n| std::env::var(n).ok())
                 .map(Loaded::Tcp)
                 .map_err(|e| fail(format!("{name}: {e}")))
         }
@@ -258,7 +264,14 @@ pub fn open_capture(path: &OsString, reporter: &Reporter) -> Result<stream::Capt
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or(stream::CHUNK);
-    stream::CaptureReader::with_chunk(path, chunk).map_err(|failure| {
+    let opened = if path == "-" {
+        stdin_file()
+            .map_err(stream::OpenFailure::Io)
+            .and_then(|file| stream::CaptureReader::from_file(file, chunk))
+    } else {
+        stream::CaptureReader::with_chunk(path, chunk)
+    };
+    opened.map_err(|failure| {
         match failure {
             stream::OpenFailure::Io(e) => {
                 let text = crate::sum::console::error_text(&e);
@@ -278,7 +291,15 @@ pub fn with_capture(
     reporter: &Reporter,
     f: impl FnOnce(capture::Capture<'_>) -> u8,
 ) -> u8 {
-    let data = match std::fs::read(path) {
+    let read = if path == "-" {
+        stdin_file().and_then(|mut file| {
+            let mut data = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut data).map(|_| data)
+        })
+    } else {
+        std::fs::read(path)
+    };
+    let data = match read {
         Ok(data) => data,
         Err(e) => {
             let text = crate::sum::console::error_text(&e);
@@ -293,4 +314,14 @@ pub fn with_capture(
             EXIT_SETUP
         }
     }
+}
+
+/// Standard input as a file of its own (a duplicate descriptor), for the
+/// capture `-`; EBADF where it is closed.
+fn stdin_file() -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    linerate_files::check_stdin()?;
+    Ok(std::fs::File::from(
+        std::io::stdin().as_fd().try_clone_to_owned()?,
+    ))
 }

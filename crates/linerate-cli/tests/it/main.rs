@@ -20,6 +20,7 @@ mod md5p_driver;
 mod packets;
 mod packets_peer;
 mod packets_tcp;
+mod packets_hostile;
 mod packets_tcp_ao;
 mod readme;
 mod report_browser;
