@@ -396,7 +396,11 @@ impl Replacement {
         for _ in 0..100 {
             let name = temp_name(&self.what);
             match link_unnamed(&self.temp, dir, &name) {
-                Ok(()) => return Ok(named(dir, &self.dir_path, name)?),
+                Ok(()) => {
+                    return named(dir, &self.dir_path, name.clone()).inspect_err(|_| {
+                        let _ = rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty());
+                    });
+                }
                 Err(e) if e.raw_os_error() == Some(libc::EEXIST) => continue,
                 Err(e) => return Err(e),
             }
@@ -485,7 +489,12 @@ fn temp_file(
             OFlags::CREATE | OFlags::EXCL | OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             mode,
         ) {
-            Ok(fd) => return Ok((File::from(fd), Some(named(dir, dir_path, name)?))),
+            Ok(fd) => {
+                let named = named(dir, dir_path, name.clone()).inspect_err(|_| {
+                    let _ = rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty());
+                })?;
+                return Ok((File::from(fd), Some(named)));
+            }
             Err(Errno::EXIST) => continue,
             Err(e) => return Err(e.into()),
         }
@@ -554,7 +563,8 @@ fn remove_leftovers(dir: &OwnedFd, dir_path: &Path) {
         let Ok(stat) = rustix::fs::statat(dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW) else {
             continue;
         };
-        let regular = rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile;
+        let regular =
+            rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile;
         if regular && stat.st_uid == me.as_raw() && stat.st_nlink == 1 {
             let _ = rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty());
         }
@@ -916,9 +926,15 @@ mod tests {
 
     #[test]
     fn reasons_are_words() {
-        let e = io::Error::new(io::ErrorKind::PermissionDenied, "Permission denied (os error 13)");
+        let e = io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "Permission denied (os error 13)",
+        );
         assert_eq!(reason(&e), "Permission denied");
-        assert_eq!(reason(&io::Error::from_raw_os_error(13)), "Permission denied");
+        assert_eq!(
+            reason(&io::Error::from_raw_os_error(13)),
+            "Permission denied"
+        );
         let e = io::Error::other("Permission denied (os error 13) at path \"/x/.t\"");
         assert_eq!(reason(&e), "Permission denied");
     }

@@ -296,13 +296,13 @@ mod tests {
         both.extend_from_slice(&[29, 16, 0, 0]);
         both.extend_from_slice(&[0; 12]);
         both.extend_from_slice(&[1, 1]);
-        let found = options(&v4_segment(&both, b"")[20..56]).unwrap();
+        let found = options(&v4_segment(&both, b"")[20..76]).unwrap();
         let e = one_authentication_option(&found).unwrap_err();
         assert_eq!(e.kind, crate::problem::Kind::Malformed);
         assert!(e.message.contains("RFC 5925 section 2.2"), "{}", e.message);
         let mut md5 = both[..18].to_vec();
         md5.extend_from_slice(&[1, 1]);
-        let md5_only = options(&v4_segment(&md5, b"")[20..40]).unwrap();
+        let md5_only = options(&v4_segment(&md5, b"")[20..60]).unwrap();
         assert_eq!(one_authentication_option(&md5_only), Ok(()));
     }
 

@@ -159,7 +159,10 @@ fn outputs_of_other_users_are_refused_or_written_in_place() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     assert_eq!(std::fs::read(&out).unwrap(), signed);
     let meta = std::fs::metadata(&out).unwrap();
-    assert_eq!((meta.uid(), meta.gid(), meta.mode() & 0o7777), (0, 0, 0o666));
+    assert_eq!(
+        (meta.uid(), meta.gid(), meta.mode() & 0o7777),
+        (0, 0, 0o666)
+    );
     assert_eq!(names(&open), ["out.pcap"]);
 
     // Nobody's own file there: replaced, nobody's.
@@ -255,9 +258,7 @@ fn open_in(pid: u32, dir: &Path) -> Vec<u64> {
         return Vec::new();
     };
     fds.flatten()
-        .filter(|fd| {
-            std::fs::read_link(fd.path()).is_ok_and(|target| target.starts_with(dir))
-        })
+        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.starts_with(dir)))
         .filter_map(|fd| std::fs::metadata(fd.path()).ok().map(|m| m.len()))
         .collect()
 }
@@ -374,7 +375,13 @@ fn keys_from_files_are_bounded() {
     );
     // A FIFO that a writer fills without end: bounded too.
     let fifo = dir.path().join("key.fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let fifo_table = write(
         dir.path(),
         "fifo.table",
@@ -484,16 +491,27 @@ fn tcp_ao_beside_tcp_md5_is_malformed() {
     let why = "both a TCP-AO and a TCP-MD5 option (RFC 5925 section 2.2 allows one)";
     for alg in ["tcp-md5", "tcp-ao-hmac-sha1-96"] {
         let (status, stdout, stderr) = linerate(&[
-            "packets", "sign", input, "-o", out, "--alg", alg, "--key-hex", KEY_HEX,
+            "packets",
+            "sign",
+            input,
+            "-o",
+            out,
+            "--alg",
+            alg,
+            "--key-hex",
+            KEY_HEX,
         ]);
         assert_eq!(status, 1, "{alg}: {stderr}");
         assert_eq!(stderr, format!("linerate: {input}: packet 1: {why}\n"));
-        assert_eq!(
-            stdout,
-            "1 packets: 0 signed, 1 skipped (1 malformed)\n"
-        );
+        assert_eq!(stdout, "1 packets: 0 signed, 1 skipped (1 malformed)\n");
         let (status, stdout, stderr) = linerate(&[
-            "packets", "verify", input, "--alg", alg, "--key-hex", KEY_HEX,
+            "packets",
+            "verify",
+            input,
+            "--alg",
+            alg,
+            "--key-hex",
+            KEY_HEX,
         ]);
         assert_eq!(status, 1, "{alg}");
         assert!(
@@ -521,7 +539,15 @@ fn tcp_ao_beside_tcp_md5_is_malformed() {
         );
         let input = input.to_str().unwrap();
         let (status, _, stderr) = linerate(&[
-            "packets", "sign", input, "-o", out, "--alg", alg, "--key-hex", KEY_HEX,
+            "packets",
+            "sign",
+            input,
+            "-o",
+            out,
+            "--alg",
+            alg,
+            "--key-hex",
+            KEY_HEX,
         ]);
         assert_eq!(status, 1, "{alg}");
         assert!(
@@ -576,7 +602,10 @@ fn sign_to_a_closed_pipe() {
     assert_eq!((status, stderr.as_str()), (Some(141), ""));
     let (status, stderr) = with_reader_gone(true, LINERATE, &args);
     assert_eq!(status, Some(3));
-    assert_eq!(stderr, "linerate: -: write error: Broken pipe, not written\n");
+    assert_eq!(
+        stderr,
+        "linerate: -: write error: Broken pipe, not written\n"
+    );
 }
 
 /// Point 19: `--spi`'s range as the code takes it; `-` is standard input.
@@ -586,8 +615,14 @@ fn spi_range_and_standard_input() {
     let input = write(dir.path(), "in.pcap", &capture(5));
     let input = input.to_str().unwrap();
     for (spi, why) in [
-        ("4294967296", "'4294967296' is not a number from 1 to 4294967295"),
-        ("0x100000000", "'0x100000000' is not a number from 1 to 4294967295"),
+        (
+            "4294967296",
+            "'4294967296' is not a number from 1 to 4294967295",
+        ),
+        (
+            "0x100000000",
+            "'0x100000000' is not a number from 1 to 4294967295",
+        ),
         ("0", "SPI 0 is reserved and never sent (RFC 4302 2.4)"),
     ] {
         let mut args = sign_args(input, "/dev/null");
@@ -629,7 +664,17 @@ fn spi_range_and_standard_input() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     // Not both the capture and the key.
     let (status, _, stderr) = linerate(&[
-        "packets", "sign", "-", "-o", "-", "--spi", "1", "--alg", "hmac-md5-96", "--key-file", "-",
+        "packets",
+        "sign",
+        "-",
+        "-o",
+        "-",
+        "--spi",
+        "1",
+        "--alg",
+        "hmac-md5-96",
+        "--key-file",
+        "-",
     ]);
     assert_eq!(status, 2);
     assert!(

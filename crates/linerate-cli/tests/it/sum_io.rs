@@ -76,11 +76,17 @@ fn with_sigpipe_ignored(program: &str, leading: &[&str], dir: &Path) -> (Option<
 fn a_closed_pipe_with_sigpipe_ignored_is_a_write_error_as_for_md5sum() {
     let dir = awkward_tree();
     let (status, stderr) = with_sigpipe_ignored(LINERATE, &["sum"], dir.path());
-    assert_eq!((status, stderr.as_str()), (Some(1), "linerate: write error\n"));
+    assert_eq!(
+        (status, stderr.as_str()),
+        (Some(1), "linerate: write error\n")
+    );
     // md5sum (where it is installed) says the same.
     if which_md5sum().is_ok() {
         let (status, stderr) = with_sigpipe_ignored("md5sum", &[], dir.path());
-        assert_eq!((status, stderr.as_str()), (Some(1), "md5sum: write error\n"));
+        assert_eq!(
+            (status, stderr.as_str()),
+            (Some(1), "md5sum: write error\n")
+        );
     }
 }
 
