@@ -215,6 +215,15 @@ fn outputs_of_other_users_are_refused_or_written_in_place() {
         format!("linerate: {}: Permission denied\n", new.display())
     );
     assert!(names(&closed).is_empty());
+    // Root's 0666 file in it: written in place (the new capture waits in
+    // the temporary directory, none of it left there).
+    let shared = write(&closed, "shared.pcap", b"old");
+    chmod(&shared, 0o666);
+    let run = as_nobody(&program, &sign_args(input, shared.to_str().unwrap()));
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    assert_eq!(std::fs::read(&shared).unwrap(), signed);
+    assert_eq!(std::fs::metadata(&shared).unwrap().uid(), 0);
+    assert_eq!(names(&closed), ["shared.pcap"]);
 }
 
 /// Waits for `child` at most `limit`; kills it (and fails) after that.
