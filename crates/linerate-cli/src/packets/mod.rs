@@ -113,15 +113,16 @@ The MD5-based ones are for legacy interoperation; UMAC is not an IANA AH
 transform (for comparison only).
 
 Options:
-  -o, --output=OUT     the signed capture (sign); '-' is standard output
-                         (the summary then goes to standard error). A
-                         regular OUT is replaced only once the whole capture
-                         is written (mode, owner and group kept), and only
-                         by a user who may write it; another user's file or
-                         one in a sticky directory is copied into in place
-                         at the end (a failed copy leaves it partial, exit
-                         3); a symbolic link is written through, a device or
-                         FIFO written to. IN '-' is standard input
+  -o, --output=OUT     the signed capture (sign; required, no default);
+                         '-' is standard output (the summary then goes to
+                         standard error). A regular OUT is replaced only
+                         once the whole capture is written (mode, owner and
+                         group kept), and only by a user who may write it;
+                         another user's file or one in a sticky directory
+                         is copied into in place at the end (a failed copy
+                         leaves it partial, exit 3); a symbolic link is
+                         written through, a device or FIFO written to. IN
+                         '-' is standard input (sign and verify)
       --spi=N          Security Parameters Index, 1 to 4294967295, decimal
                          or 0x hex (1-255 are reserved by IANA)
       --alg=ALG        the ICV algorithm (bench: repeatable)
