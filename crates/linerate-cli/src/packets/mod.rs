@@ -60,7 +60,8 @@ traffic.
            without IP, fragments (AH covers whole datagrams), snap-cut,
            truncated or malformed packets are copied unchanged and reported.
            OUT is written to an unnamed temporary file and put in place at
-           the end (nothing is left behind, even by SIGKILL). Prints 'N packets: S signed, K skipped (REASONS)'.
+           the end (nothing is left behind, even by SIGKILL). Prints
+           'N packets: S signed, K skipped (REASONS)'.
   verify   recompute the ICV of every AH packet of IN (with --spi N, only
            those with that SPI) and compare in constant time. Prints
            'N packets: A verified, B bad ICV, C not AH, D malformed'; with
