@@ -17,6 +17,8 @@
 //! taken from the table's directory). Blank lines and `#` comments are
 //! skipped. A line that cannot be read is an error naming its number.
 
+use std::fs::File;
+use std::io::{self, Read};
 use std::net::IpAddr;
 use std::path::Path;
 
@@ -24,6 +26,68 @@ use zeroize::Zeroizing;
 
 use crate::ip::Version;
 use crate::tcp::Segment;
+
+/// The largest key file read, in bytes, wherever a key comes from a file
+/// (`file:` in a key table, `--key-file` of `packets` and `mac`): HMAC
+/// hashes a key longer than a block (64 bytes) anyway, and the bound stops
+/// `file:/dev/zero` or an endless FIFO.
+pub const MAX_KEY_FILE: usize = 64 * 1024;
+
+/// The largest key table read, in bytes (about ten thousand lines).
+pub const MAX_TABLE: usize = 1 << 20;
+
+/// Opens a key file (or table) for reading. A FIFO is read from the writer
+/// that has it open; where none has, it reads as empty instead of waiting
+/// for one (the open does not block).
+pub fn open_key_file(path: &Path) -> io::Result<File> {
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt;
+    let nonblocking = (OFlags::NONBLOCK | OFlags::NOCTTY).bits();
+    let file = File::options()
+        .read(true)
+        .custom_flags(nonblocking as i32)
+        .open(path)?;
+    // Reads wait for data again, as for any file (a FIFO's writer that
+    // has it open; a FIFO without one is at its end).
+    let flags = rustix::fs::fcntl_getfl(&file)?;
+    rustix::fs::fcntl_setfl(&file, flags - OFlags::NONBLOCK)?;
+    Ok(file)
+}
+
+/// Reads `reader` to its end into a wiped buffer, at most `limit` bytes:
+/// `None` where there is more (the buffer, allocated once, never grows,
+/// so no copy of a key is left behind by a reallocation).
+pub fn read_bounded(mut reader: impl Read, limit: usize) -> io::Result<Option<Zeroizing<Vec<u8>>>> {
+    let mut buf = Zeroizing::new(vec![0u8; limit + 1]);
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if filled > limit {
+        return Ok(None);
+    }
+    buf.truncate(filled);
+    Ok(Some(buf))
+}
+
+/// What [`read_bounded`] says of a file over `limit` bytes.
+pub fn too_long(limit: usize) -> String {
+    format!("longer than {limit} bytes (is it the right file?)")
+}
+
+/// An I/O error's words without Rust's ` (os error N)`.
+pub fn error_words(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(at) if e.raw_os_error().is_some() => text[..at].to_string(),
+        _ => text,
+    }
+}
 
 /// An address prefix: the address and how many leading bits count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,9 +274,11 @@ fn load(
         );
         from_hex(value.trim(), &format!("environment variable {name}"))
     } else if let Some(path) = spec.strip_prefix("file:") {
-        let key = Zeroizing::new(
-            std::fs::read(dir.join(path)).map_err(|e| format!("key file {path}: {e}"))?,
-        );
+        let failure = |why: String| format!("cannot read key file {path}: {why}");
+        let file = open_key_file(&dir.join(path)).map_err(|e| failure(error_words(&e)))?;
+        let key = read_bounded(file, MAX_KEY_FILE)
+            .map_err(|e| failure(error_words(&e)))?
+            .ok_or_else(|| failure(too_long(MAX_KEY_FILE)))?;
         if key.is_empty() {
             return Err(format!("key file {path} is empty"));
         }

@@ -43,9 +43,16 @@ impl CaptureReader {
     /// [`open`](Self::open) with a buffer of `chunk` bytes (at least 1), so
     /// that tests can cut records at every boundary.
     pub fn with_chunk(path: &OsStr, chunk: usize) -> Result<CaptureReader, OpenFailure> {
+        let file = File::open(path).map_err(OpenFailure::Io)?;
+        CaptureReader::from_file(file, chunk)
+    }
+
+    /// A capture read from `file` as it is (standard input, a pipe), in
+    /// chunks of `chunk` bytes.
+    pub fn from_file(file: File, chunk: usize) -> Result<CaptureReader, OpenFailure> {
         let chunk = chunk.max(1);
         let mut input = Input {
-            file: File::open(path).map_err(OpenFailure::Io)?,
+            file,
             buf: vec![0; chunk],
             start: 0,
             end: 0,

@@ -147,6 +147,18 @@ pub fn only(options: &[TcpOption], kind: u8, name: &str) -> Result<Option<TcpOpt
     Ok(first)
 }
 
+/// RFC 5925 section 2.2: a segment carries TCP-AO or TCP-MD5, never both;
+/// one with both is malformed, whichever algorithm signs or verifies it.
+pub fn one_authentication_option(options: &[TcpOption]) -> Result<(), Problem> {
+    let has = |kind| options.iter().any(|o| o.kind == kind);
+    if has(OPT_MD5) && has(OPT_AO) {
+        return Err(Problem::malformed(
+            "both a TCP-AO and a TCP-MD5 option (RFC 5925 section 2.2 allows one)",
+        ));
+    }
+    Ok(())
+}
+
 /// Appends the pseudo-header of a segment of `segment_len` bytes in `ip`
 /// (RFC 9293 3.1 for IPv4, RFC 8200 8.1 for IPv6: the addresses as in the
 /// header) to `out`.
@@ -275,6 +287,23 @@ mod tests {
         let two = options(&v4_segment(&[19, 2, 19, 2], b"")[20..44]).unwrap();
         assert!(only(&two, 19, "TCP-MD5").is_err());
         assert_eq!(only(&two, 29, "TCP-AO"), Ok(None));
+    }
+
+    #[test]
+    fn tcp_ao_and_tcp_md5_never_together() {
+        let mut both = vec![19, 18];
+        both.extend_from_slice(&[0; 16]);
+        both.extend_from_slice(&[29, 16, 0, 0]);
+        both.extend_from_slice(&[0; 12]);
+        both.extend_from_slice(&[1, 1]);
+        let found = options(&v4_segment(&both, b"")[20..76]).unwrap();
+        let e = one_authentication_option(&found).unwrap_err();
+        assert_eq!(e.kind, crate::problem::Kind::Malformed);
+        assert!(e.message.contains("RFC 5925 section 2.2"), "{}", e.message);
+        let mut md5 = both[..18].to_vec();
+        md5.extend_from_slice(&[1, 1]);
+        let md5_only = options(&v4_segment(&md5, b"")[20..60]).unwrap();
+        assert_eq!(one_authentication_option(&md5_only), Ok(()));
     }
 
     #[test]

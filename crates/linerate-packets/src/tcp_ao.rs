@@ -184,6 +184,7 @@ pub struct AoOption {
 pub fn find(ip: &[u8], seg: &Segment) -> Result<Option<AoOption>, Problem> {
     let header = &ip[seg.at..seg.at + seg.header_len];
     let options = tcp::options(header)?;
+    tcp::one_authentication_option(&options)?;
     match tcp::only(&options, OPT_AO, "TCP-AO")? {
         None => Ok(None),
         Some(o) if o.len != OPTION_LEN => Err(Problem::malformed(format!(
@@ -260,6 +261,12 @@ pub fn growth(frame: &[u8], at: &Located) -> Result<usize, Problem> {
     };
     if find(ip, &seg)?.is_some() {
         return Ok(0);
+    }
+    let header = &ip[seg.at..seg.at + seg.header_len];
+    if tcp::options(header)?.iter().any(|o| o.kind == tcp::OPT_MD5) {
+        return Err(Problem::unsupported(
+            "carries a TCP-MD5 option: a TCP-AO option beside it is forbidden (RFC 5925 section 2.2)",
+        ));
     }
     if seg.header_len + OPTION_LEN > tcp::MAX_HEADER {
         return Err(Problem::unsupported(format!(

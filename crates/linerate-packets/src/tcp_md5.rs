@@ -29,6 +29,9 @@ pub struct Found {
     /// Offset of the digest in the IP packet, if the segment carries the
     /// option.
     pub digest_at: Option<usize>,
+    /// Whether the segment carries a TCP-AO option (then without a
+    /// TCP-MD5 one): signing would put the two side by side.
+    pub beside_ao: bool,
 }
 
 /// The TCP segment of a located packet and its TCP-MD5 option: `Ok(None)`
@@ -40,6 +43,7 @@ pub fn find(ip: &[u8], at: &Located) -> Result<Option<Found>, Problem> {
     };
     let header = &ip[segment.at..segment.at + segment.header_len];
     let options = tcp::options(header)?;
+    tcp::one_authentication_option(&options)?;
     let digest_at = match tcp::only(&options, OPT_MD5, "TCP-MD5")? {
         Some(o) if o.len != OPTION_LEN => {
             return Err(Problem::malformed(format!(
@@ -50,7 +54,12 @@ pub fn find(ip: &[u8], at: &Located) -> Result<Option<Found>, Problem> {
         Some(o) => Some(segment.at + o.at + 2),
         None => None,
     };
-    Ok(Some(Found { segment, digest_at }))
+    let beside_ao = options.iter().any(|o| o.kind == tcp::OPT_AO);
+    Ok(Some(Found {
+        segment,
+        digest_at,
+        beside_ao,
+    }))
 }
 
 /// The key of the located TCP segment's connection in `keys`, or (`Err`)
@@ -88,6 +97,11 @@ fn plan(frame: &[u8], at: &Located) -> Result<(Found, usize), Problem> {
     };
     if found.digest_at.is_some() {
         return Ok((found, 0));
+    }
+    if found.beside_ao {
+        return Err(Problem::unsupported(
+            "carries a TCP-AO option: a TCP-MD5 option beside it is forbidden (RFC 5925 section 2.2)",
+        ));
     }
     let header_len = found.segment.header_len;
     if header_len + INSERTED > tcp::MAX_HEADER {

@@ -7,7 +7,6 @@
 //! wiped when dropped, right after the MAC is keyed ([`super::engine`]).
 
 use std::ffi::OsStr;
-use std::fs::File;
 use std::io::{self, Read};
 
 use zeroize::Zeroizing;
@@ -18,8 +17,9 @@ use linerate::registry::{UMAC_KEY_LEN, UMAC_MAX_NONCE_LEN};
 use linerate_sumfile::quote::{self, Charset};
 
 /// The largest key file read, in bytes: HMAC hashes a key longer than a
-/// block (64 bytes) anyway, and a bound stops `--key-file /dev/zero`.
-pub const MAX_KEY_FILE: usize = 64 * 1024;
+/// block (64 bytes) anyway, and a bound stops `--key-file /dev/zero`. One
+/// bound for every key read from a file (the packets' key tables too).
+pub const MAX_KEY_FILE: usize = linerate_packets::keys::MAX_KEY_FILE;
 
 /// Where the key comes from.
 pub enum KeySource {
@@ -174,7 +174,9 @@ fn read_key_file(path: &OsStr) -> Result<Zeroizing<Vec<u8>>, SetupError> {
     let reader: Box<dyn Read> = if path.as_bytes() == b"-" {
         Box::new(linerate_files::stdin())
     } else {
-        Box::new(File::open(path).map_err(|e| failure(&error_text(&e)))?)
+        // Not blocking on a FIFO without a writer (it reads as empty).
+        let file = linerate_packets::keys::open_key_file(std::path::Path::new(path));
+        Box::new(file.map_err(|e| failure(&error_text(&e)))?)
     };
     // One buffer of the largest size plus one, so that an over-long file
     // shows without the buffer ever growing.
@@ -182,7 +184,7 @@ fn read_key_file(path: &OsStr) -> Result<Zeroizing<Vec<u8>>, SetupError> {
     let len = read_up_to(reader, &mut key).map_err(|e| failure(&error_text(&e)))?;
     if len > MAX_KEY_FILE {
         return Err(failure(
-            format!("longer than {MAX_KEY_FILE} bytes (is it the right file?)").as_bytes(),
+            linerate_packets::keys::too_long(MAX_KEY_FILE).as_bytes(),
         ));
     }
     key.truncate(len);

@@ -215,6 +215,11 @@ pub fn parse(args: &[OsString]) -> Result<Command, String> {
             ));
         }
     };
+    if input == "-" && given.key_file.as_deref() == Some(std::ffi::OsStr::new("-")) {
+        return Err(format!(
+            "{sub}: standard input cannot be both the capture and the key file"
+        ));
+    }
     let refuse = |what: &str, given: bool| {
         if given {
             Err(format!("{sub}: {what} is not an option of {sub}"))
@@ -387,13 +392,15 @@ fn key_id(text: &str, option: &str) -> Result<u8, String> {
         .map_err(|_| format!("{option}: '{text}' is not a KeyID from 0 to 255"))
 }
 
-/// A 32-bit number in decimal or `0x` hex.
+/// A 32-bit number in decimal or `0x` hex. Both options that take one
+/// accept 1 to 4294967295 (0 is refused by the caller with its own
+/// reason), which the error says.
 fn number(text: &str, option: &str) -> Result<u32, String> {
     let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16),
         None => text.parse::<u32>(),
     };
-    parsed.map_err(|_| format!("{option}: '{text}' is not a number from 0 to 4294967295"))
+    parsed.map_err(|_| format!("{option}: '{text}' is not a number from 1 to 4294967295"))
 }
 
 fn keying(sub: &str, given: &mut Given) -> Result<Keying, String> {

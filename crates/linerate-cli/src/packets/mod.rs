@@ -59,8 +59,9 @@ traffic.
            count from 1 (or --seq-start N) over the signed packets. Frames
            without IP, fragments (AH covers whole datagrams), snap-cut,
            truncated or malformed packets are copied unchanged and reported.
-           OUT is written to a temporary file beside it and renamed at the
-           end. Prints 'N packets: S signed, K skipped (REASONS)'.
+           OUT is written to an unnamed temporary file and put in place at
+           the end (nothing is left behind, even by SIGKILL). Prints
+           'N packets: S signed, K skipped (REASONS)'.
   verify   recompute the ICV of every AH packet of IN (with --spi N, only
            those with that SPI) and compare in constant time. Prints
            'N packets: A verified, B bad ICV, C not AH, D malformed'; with
@@ -113,11 +114,16 @@ The MD5-based ones are for legacy interoperation; UMAC is not an IANA AH
 transform (for comparison only).
 
 Options:
-  -o, --output=OUT     the signed capture (sign); '-' is standard output
-                         (the summary then goes to standard error). A
-                         regular OUT is replaced only once the whole capture
-                         is written (mode, owner and group kept), a symbolic
-                         link written through, a device or FIFO written to
+  -o, --output=OUT     the signed capture (sign; required, no default);
+                         '-' is standard output (the summary then goes to
+                         standard error). A regular OUT is replaced only
+                         once the whole capture is written (mode, owner and
+                         group kept), and only by a user who may write it;
+                         another user's file or one in a sticky directory
+                         is copied into in place at the end (a failed copy
+                         leaves it partial, exit 3); a symbolic link is
+                         written through, a device or FIFO written to. IN
+                         '-' is standard input (sign and verify)
       --spi=N          Security Parameters Index, 1 to 4294967295, decimal
                          or 0x hex (1-255 are reserved by IANA)
       --alg=ALG        the ICV algorithm (bench: repeatable)
@@ -138,8 +144,9 @@ Options:
                          PEER-PREFIX [PORT] KEY' (either way round; the first
                          line that holds both addresses, and the port if
                          given, wins); KEY is hex:HEX, env:NAME (hex) or
-                         file:PATH (the file's bytes; relative to F's
-                         directory); # comments. A connection without a line
+                         file:PATH (the file's bytes, at most 65536 as for
+                         --key-file; relative to F's directory); # comments;
+                         F at most 1 MiB. A connection without a line
                          is said once per direction, its segments counted
                          'no key' (not signed, not verified)
       --key-id=N       TCP-AO: the KeyID to write (sign) or to check (verify)
@@ -156,10 +163,12 @@ error as 'linerate: IN: packet N: MESSAGE' (N counts from 1).
 
 Exit status: 0 all signed (OUT written) or verified; 1 OUT written with
 some packet copied unsigned (sign), a bad ICV, a malformed packet or no AH
-packet at all to verify (verify); 2 a usage error, an unreadable IN or key, or an OUT that cannot be
-created (nothing written); 3 (sign) OUT not written, left as it was: IN is
-damaged (a truncated or corrupt capture; --partial writes the packets before
-the damage, exit 1) or OUT could not be written whole.
+packet at all to verify (verify); 2 a usage error, an unreadable IN or
+key, or an OUT that cannot be created or that the user may not write
+(nothing written); 3 (sign) OUT not written, left as it was: IN is damaged
+(a truncated or corrupt capture; --partial writes the packets before the
+damage, exit 1) or OUT could not be written whole (where OUT was being
+copied into in place, it is left partial and the message says so).
 ";
 
 /// Runs `linerate packets ARGS...`.
@@ -215,13 +224,18 @@ pub fn load_keys(keying: &args::Keying) -> Result<Loaded, u8> {
             })
         }
         args::Keys::Table(path) => {
+            use linerate_packets::keys::{MAX_TABLE, open_key_file, read_bounded, too_long};
             let name = std::path::Path::new(path).display().to_string();
-            let text = std::fs::read_to_string(path)
+            let read = open_key_file(std::path::Path::new(path))
+                .and_then(|file| read_bounded(file, MAX_TABLE))
                 .map_err(|e| fail(format!("{name}: {}", crate::output::reason(&e))))?;
+            let bytes = read.ok_or_else(|| fail(format!("{name}: {}", too_long(MAX_TABLE))))?;
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|_| fail(format!("{name}: stream did not contain valid UTF-8")))?;
             let dir = std::path::Path::new(path)
                 .parent()
                 .unwrap_or(std::path::Path::new("."));
-            linerate_packets::keys::KeyTable::parse(&text, dir, &|n| std::env::var(n).ok())
+            linerate_packets::keys::KeyTable::parse(text, dir, &|n| std::env::var(n).ok())
                 .map(Loaded::Tcp)
                 .map_err(|e| fail(format!("{name}: {e}")))
         }
@@ -258,7 +272,14 @@ pub fn open_capture(path: &OsString, reporter: &Reporter) -> Result<stream::Capt
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or(stream::CHUNK);
-    stream::CaptureReader::with_chunk(path, chunk).map_err(|failure| {
+    let opened = if path == "-" {
+        stdin_file()
+            .map_err(stream::OpenFailure::Io)
+            .and_then(|file| stream::CaptureReader::from_file(file, chunk))
+    } else {
+        stream::CaptureReader::with_chunk(path, chunk)
+    };
+    opened.map_err(|failure| {
         match failure {
             stream::OpenFailure::Io(e) => {
                 let text = crate::sum::console::error_text(&e);
@@ -278,7 +299,15 @@ pub fn with_capture(
     reporter: &Reporter,
     f: impl FnOnce(capture::Capture<'_>) -> u8,
 ) -> u8 {
-    let data = match std::fs::read(path) {
+    let read = if path == "-" {
+        stdin_file().and_then(|mut file| {
+            let mut data = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut data).map(|_| data)
+        })
+    } else {
+        std::fs::read(path)
+    };
+    let data = match read {
         Ok(data) => data,
         Err(e) => {
             let text = crate::sum::console::error_text(&e);
@@ -293,4 +322,14 @@ pub fn with_capture(
             EXIT_SETUP
         }
     }
+}
+
+/// Standard input as a file of its own (a duplicate descriptor), for the
+/// capture `-`; EBADF where it is closed.
+fn stdin_file() -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    linerate_files::check_stdin()?;
+    Ok(std::fs::File::from(
+        std::io::stdin().as_fd().try_clone_to_owned()?,
+    ))
 }

@@ -28,7 +28,7 @@ pub fn run(args: super::args::Sign) -> u8 {
     let out = match OutputFile::create(Path::new(&args.output), "packets") {
         Ok(out) => out,
         Err(e) => {
-            out_reporter.error(&format!("cannot create: {}", reason(&e)));
+            out_reporter.error(&reason(&e));
             return EXIT_SETUP;
         }
     };
@@ -52,10 +52,7 @@ pub fn run(args: super::args::Sign) -> u8 {
             reporter.error(&reason(&e));
             return EXIT_SETUP;
         }
-        Err(SignError::Write(e)) => {
-            out_reporter.error(&format!("write error: {}, not written", reason(&e)));
-            return EXIT_NOT_WRITTEN;
-        }
+        Err(SignError::Write(e)) => return write_failed(&e, &args.output, &out_reporter),
     };
     let skipped = done.skipped.total();
     let damaged = done.skipped.count(Kind::Capture) > 0;
@@ -66,8 +63,7 @@ pub fn run(args: super::args::Sign) -> u8 {
         return EXIT_NOT_WRITTEN;
     }
     if let Err(e) = writer.finish().and_then(OutputFile::commit) {
-        out_reporter.error(&format!("write error: {}, not written", reason(&e)));
-        return EXIT_NOT_WRITTEN;
+        return write_failed(&e, &args.output, &out_reporter);
     }
     let mut line = format!(
         "{} packets: {} signed, {skipped} skipped",
@@ -87,4 +83,20 @@ pub fn run(args: super::args::Sign) -> u8 {
     } else {
         EXIT_FAILURE
     }
+}
+
+/// Says why OUT was not written (or, copied in place over another user's
+/// file, is left partial); the exit status. Standard output's reader gone
+/// ends the run as for every command (quietly where SIGPIPE kills).
+fn write_failed(e: &std::io::Error, output: &std::ffi::OsStr, out_reporter: &Reporter) -> u8 {
+    if output == "-" && crate::output::is_broken_pipe(e) && crate::output::sigpipe_was_default() {
+        crate::output::exit_on_write_error(e);
+    }
+    let fate = if crate::output::left_partial(e) {
+        "left partial (it was being written in place)"
+    } else {
+        "not written"
+    };
+    out_reporter.error(&format!("write error: {}, {fate}", reason(e)));
+    EXIT_NOT_WRITTEN
 }

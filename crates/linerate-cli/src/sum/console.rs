@@ -113,8 +113,10 @@ impl Console {
 
     fn check(&mut self, result: io::Result<()>) {
         if let Err(e) = result {
-            if output::is_broken_pipe(&e) {
-                // md5sum dies of SIGPIPE at this point; leave no bar behind.
+            if output::is_broken_pipe(&e) && output::sigpipe_was_default() {
+                // md5sum dies of SIGPIPE at this point (where it was not
+                // inherited ignored; then it is a write error, as below);
+                // leave no bar behind.
                 self.progress.finish();
                 output::exit_on_write_error(&e);
             }

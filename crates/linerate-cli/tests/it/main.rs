@@ -18,6 +18,7 @@ mod mac_umac;
 mod md5_driver;
 mod md5p_driver;
 mod packets;
+mod packets_hostile;
 mod packets_peer;
 mod packets_tcp;
 mod packets_tcp_ao;

@@ -40,6 +40,65 @@ fn a_closed_pipe_ends_the_run_quietly() {
     assert_eq!(status.code(), Some(141));
 }
 
+/// `PROGRAM sum a a ...` (md5sum or linerate) run by `sh` with SIGPIPE
+/// ignored (`trap '' PIPE`, which `exec` keeps), its output a pipe closed
+/// after the first line: its status and standard error.
+fn with_sigpipe_ignored(program: &str, leading: &[&str], dir: &Path) -> (Option<i32>, String) {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' PIPE; exec \"$@\"")
+        .arg("sh")
+        .arg(program)
+        .args(leading)
+        .args(std::iter::repeat_n("a", 20_000))
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("first line");
+    drop(stdout);
+    let mut stderr = Vec::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_end(&mut stderr)
+        .expect("stderr");
+    let status = child.wait().expect("wait");
+    assert_eq!(first, format!("{ABC_HEX}  a\n"));
+    (status.code(), String::from_utf8_lossy(&stderr).into_owned())
+}
+
+#[test]
+fn a_closed_pipe_with_sigpipe_ignored_is_a_write_error_as_for_md5sum() {
+    let dir = awkward_tree();
+    let (status, stderr) = with_sigpipe_ignored(LINERATE, &["sum"], dir.path());
+    assert_eq!(
+        (status, stderr.as_str()),
+        (Some(1), "linerate: write error\n")
+    );
+    // md5sum (where it is installed) says the same.
+    if which_md5sum().is_ok() {
+        let (status, stderr) = with_sigpipe_ignored("md5sum", &[], dir.path());
+        assert_eq!(
+            (status, stderr.as_str()),
+            (Some(1), "md5sum: write error\n")
+        );
+    }
+}
+
+fn which_md5sum() -> Result<String, ()> {
+    let paths = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&paths)
+        .map(|p| p.join("md5sum"))
+        .find(|p| p.exists())
+        .map(|p| p.to_string_lossy().into_owned())
+        .ok_or(())
+}
+
 #[test]
 fn a_full_disk_is_a_write_error() {
     let full = Path::new("/dev/full");
