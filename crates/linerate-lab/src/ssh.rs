@@ -178,6 +178,8 @@ impl PrivateSshd {
         let me = sys::current_user().ok_or("who this process runs as is unknown (getpwuid)")?;
         let base = private_base(&me)?;
         remove_stale(&base, me.uid);
+        // Where versions before issue 32 put it (and a SIGKILL left it).
+        remove_stale(&std::env::temp_dir(), me.uid);
         let dir = base.join(format!("{DIR_PREFIX}{}", std::process::id()));
         make_private_dir(&dir, me.uid)?;
         let mut server = PrivateSshd {
@@ -1092,6 +1094,75 @@ mod tests {
         assert_eq!(linerate_mac("umac-128-etm@openssh.com"), Some("umac-128"));
         assert_eq!(linerate_mac("hmac-sha2-256"), None);
         assert_eq!(configs().len(), MACS.len() + AEADS.len());
+    }
+
+    /// A pid no process has: that of a child already reaped.
+    fn gone_pid() -> u32 {
+        let mut child = Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn only_this_users_leftovers_of_ended_runs_are_removed() {
+        use std::os::unix::fs::symlink;
+        let me = sys::current_user().unwrap();
+        let base = std::env::temp_dir().join(format!("linerate-stale-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir(&base).unwrap();
+        let dead = gone_pid();
+        let at = |name: String| base.join(name);
+        let stale = at(format!("{DIR_PREFIX}{dead}"));
+        std::fs::create_dir(&stale).unwrap();
+        std::fs::write(stale.join("authorized_keys"), "key").unwrap();
+        // A live run's (this process, and pid 1), a name a run never
+        // makes, and a link to a directory that must survive.
+        let live = at(format!("{DIR_PREFIX}{}", std::process::id()));
+        let init = at(format!("{DIR_PREFIX}1"));
+        let odd = at(format!("{DIR_PREFIX}+{dead}"));
+        let target = at("target".into());
+        let link = at(format!("{DIR_PREFIX}{}", gone_pid()));
+        for d in [&live, &init, &odd, &target] {
+            std::fs::create_dir(d).unwrap();
+        }
+        symlink(&target, &link).unwrap();
+        // Another user's directory, where this test can make one.
+        let theirs = at(format!("{DIR_PREFIX}{}", gone_pid()));
+        std::fs::create_dir(&theirs).unwrap();
+        let chowned = std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).is_ok();
+        remove_stale(&base, me.uid);
+        assert!(!stale.exists());
+        for kept in [&live, &init, &odd, &target] {
+            assert!(kept.is_dir(), "{}", kept.display());
+        }
+        assert!(std::fs::symlink_metadata(&link).is_ok());
+        assert_eq!(theirs.exists(), chowned);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_listening_socket_is_seen_as_its_holders_only() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        assert!(listens_on(std::process::id(), port));
+        assert!(!listens_on(gone_pid(), port));
+        drop(listener);
+        assert!(!listens_on(std::process::id(), port));
+    }
+
+    #[test]
+    fn a_directory_under_a_world_writable_one_is_not_private() {
+        let me = sys::current_user().unwrap();
+        let tmp = std::env::temp_dir();
+        // /tmp is world-writable (sticky or not): sshd's StrictModes
+        // refuses everything under it.
+        if std::fs::metadata(&tmp).is_ok_and(|m| m.mode() & 0o002 != 0) {
+            assert!(private_chain(&tmp, &me).is_err());
+        }
+        if me.uid == 0 {
+            assert_eq!(private_chain(Path::new("/run"), &me), Ok(()));
+        }
     }
 
     #[test]
