@@ -266,7 +266,10 @@ impl PrivateSshd {
         )?;
         let d = self.dir.display();
         let macs = MACS.join(",");
-        // Root logs in only where linerate itself runs as root (a server
+        // A connection that never authenticates ends within 30 s, also
+        // one opened just before linerate ended (sshd's connection
+        // processes are its own, not ours to signal). Root logs in only
+        // where linerate itself runs as root (a server
         // not run as root can only log its own user in), and then only to
         // run the forced transfer command.
         let root_login = if sys::is_root() {
@@ -282,6 +285,7 @@ impl PrivateSshd {
              StrictModes yes\nPermitRootLogin {root_login}\nAllowUsers {}\n\
              PermitUserEnvironment no\nAllowTcpForwarding no\nAllowAgentForwarding no\n\
              AllowStreamLocalForwarding no\nX11Forwarding no\nPermitTunnel no\nPermitTTY no\n\
+             LoginGraceTime 30\n\
              Compression no\nUseDNS no\nLogLevel ERROR\nCiphers {CIPHER},{}\nMACs {macs}\n",
             self.user,
             AEADS.join(",")
