@@ -269,9 +269,9 @@ impl PrivateSshd {
         // A connection that never authenticates ends within 30 s, also
         // one opened just before linerate ended (sshd's connection
         // processes are its own, not ours to signal). Root logs in only
-        // where linerate itself runs as root (a server
-        // not run as root can only log its own user in), and then only to
-        // run the forced transfer command.
+        // where linerate itself runs as root (a server not run as root can
+        // only log its own user in), and then only to run the forced
+        // transfer command.
         let root_login = if sys::is_root() {
             "forced-commands-only"
         } else {
