@@ -591,6 +591,26 @@ fn report_from_a_run_with_absurd_figures_names_the_cell_at_once() {
     );
     assert_eq!(status, Some(0), "{err}");
     assert!(markdown.contains("<svg"), "the valid run is plotted");
+    // Figures at the edges of the range, side by side: drawn, at once.
+    let mut edges = lab.clone();
+    for (i, cell) in edges["tables"][0]["cells"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        let key = cell["key"].as_str().unwrap().to_string();
+        if cell[&key].is_number() {
+            cell[&key] = if i % 2 == 0 { 1e15 } else { 1e-15 }.into();
+        }
+    }
+    std::fs::write(&saved, edges.to_string()).unwrap();
+    for format in ["--markdown", "--output=-"] {
+        let from = saved.to_str().unwrap();
+        let (status, page, err) = linerate_bounded(&["report", format, "--from", from], dir.path());
+        assert_eq!(status, Some(0), "{format}: {err}");
+        assert!(page.contains("<svg"), "{format}: plotted");
+    }
     let at = "lab.json: table 'throughput': cell 1:";
     let cases: [(&str, Value, String); 6] = [
         (
