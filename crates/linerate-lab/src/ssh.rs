@@ -419,10 +419,12 @@ impl PrivateSshd {
             .join()
             .map_err(|_| "the writer panicked".to_string())?;
         if !status {
+            // ssh's last line is the reason it gave up (a banner, such as
+            // a changed host key's, comes before it).
             return Err(format!(
                 "ssh {}: {}",
                 config.label(),
-                first_line(err.as_bytes())
+                last_line(err.as_bytes())
             ));
         }
         wrote.map_err(|e| format!("ssh {}: writing: {e}", config.label()))?;
@@ -785,6 +787,15 @@ fn stat_cpu_seconds(stat: &str) -> Option<f64> {
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
     Some((utime + stime) / sys::clock_ticks())
+}
+
+fn last_line(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
 fn first_line(bytes: &[u8]) -> String {
@@ -1153,6 +1164,88 @@ mod tests {
         assert!(!listens_on(gone_pid(), port));
         drop(listener);
         assert!(!listens_on(std::process::id(), port));
+    }
+
+    /// What answers on the server's port must hold the server's host key:
+    /// another sshd there (one that took the port) is refused before any
+    /// byte is sent.
+    #[test]
+    fn the_client_talks_to_its_own_server_only() {
+        let Ok(tools) = tools() else {
+            eprintln!("skipped: OpenSSH is not installed");
+            return;
+        };
+        let mut server = match PrivateSshd::start(&tools) {
+            Ok(server) => server,
+            Err(why) => {
+                eprintln!("skipped: the private sshd does not start here: {why}");
+                return;
+            }
+        };
+        let config = &configs()[0];
+        if let Err(why) = server.transfer(&tools, config, 1) {
+            // (The user's account may be locked or have no shell.)
+            eprintln!("skipped: no transfer to the private sshd here: {why}");
+            return;
+        }
+        // The impostor: an sshd with a host key of its own.
+        let other = server.dir.join("impostor");
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&other)
+            .unwrap();
+        let keygen = Command::new(&tools.keygen)
+            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+            .arg(other.join("host"))
+            .status()
+            .unwrap();
+        assert!(keygen.success());
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let o = other.display();
+        write_private(
+            &other.join("sshd_config"),
+            &format!(
+                "ListenAddress 127.0.0.1\nPort {port}\nHostKey {o}/host\nPidFile none\n\
+                 UsePAM no\nLogLevel QUIET\nCiphers {CIPHER}\nMACs {}\n",
+                MACS.join(",")
+            ),
+        )
+        .unwrap();
+        let mut impostor = Command::new(&tools.sshd);
+        impostor
+            .args(["-D", "-f"])
+            .arg(other.join("sshd_config"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        sys::private_child(&mut impostor);
+        let mut impostor = impostor.spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline && !listens_on(impostor.id(), port) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // As if it held the server's port: the client's one entry names
+        // the server's key at that port.
+        let real_port = server.port;
+        server.port = port;
+        let known = std::fs::read_to_string(server.dir.join("known_hosts")).unwrap();
+        let pinned = known.replace(
+            &format!("[127.0.0.1]:{real_port} "),
+            &format!("[127.0.0.1]:{port} "),
+        );
+        write_private(&server.dir.join("known_hosts"), &pinned).unwrap();
+        let refused = server.transfer(&tools, config, 1);
+        let _ = impostor.kill();
+        let _ = impostor.wait();
+        let why = refused.err().expect("the impostor was refused");
+        assert_eq!(
+            why,
+            "ssh aes128-ctr + hmac-md5: Host key verification failed."
+        );
     }
 
     #[test]
