@@ -1241,7 +1241,7 @@ mod tests {
         let refused = server.transfer(&tools, config, 1);
         let _ = impostor.kill();
         let _ = impostor.wait();
-        let why = refused.err().expect("the impostor was refused");
+        let why = refused.expect_err("the impostor was refused");
         assert_eq!(
             why,
             "ssh aes128-ctr + hmac-md5: Host key verification failed."
