@@ -12,10 +12,11 @@
 //! command only; root may log in only where linerate runs as root, and
 //! then only to run it; the client accepts only the server's own host key.
 //! The server and the clients die with linerate, SIGKILL included, and a
-//! later run removes a killed run's directory. (Run as root, OpenSSH insists on its privilege-separation
-//! directory `/run/sshd`, an empty directory Debian's init makes at boot;
-//! where it is missing it is made, and left: several runs at once share
-//! it, and one removing it would break another's connections.) Each
+//! later run removes a killed run's directory. (Run as root, OpenSSH
+//! insists on its privilege-separation directory `/run/sshd`, an empty
+//! directory Debian's init makes at boot; where it is missing it is made,
+//! 0755, and left: several runs at once share it, and one removing it
+//! would break another's connections.) Each
 //! transfer sends the same number of zero bytes through `ssh ... 'cat >
 //! /dev/null'` with the cipher fixed at aes128-ctr (2007's arcfour256 is
 //! gone; AES-CTR is its nearest living relative: a stream cipher mode, no
