@@ -96,9 +96,13 @@ fn machine(json: &Json) -> Result<Machine> {
             })
             .collect::<Result<_>>()?,
         backends,
-        threads: count(m, "threads", at)?,
-        core_hz: optional_number(m, "core_hz", at)?,
-        tsc_hz: optional_number(m, "tsc_hz", at)?,
+        threads: count(m, "threads", MAX_THREADS, at)?,
+        core_hz: optional_number(m, "core_hz", at)?
+            .map(|hz| in_range(hz, 0.0, "core_hz", at))
+            .transpose()?,
+        tsc_hz: optional_number(m, "tsc_hz", at)?
+            .map(|hz| in_range(hz, 0.0, "tsc_hz", at))
+            .transpose()?,
         commit: string(m, "commit", at)?,
         version: string(m, "version", at)?,
         date: string(m, "date", at)?,
@@ -119,7 +123,8 @@ fn table(json: &Json, at: &str) -> Result<Table> {
     for row in array(field(t, "rows", at)?, at)? {
         let r = object(row, at)?;
         let label = string(r, "label", at)?;
-        let n: usize = count(r, "cells", at)?;
+        // No row holds more cells than the table has.
+        let n: usize = count(r, "cells", cells.len() as u64, at)?;
         let mut row_cells = Vec::with_capacity(n);
         for _ in 0..n {
             let (i, c) = cells
@@ -167,18 +172,23 @@ fn cell(c: &Map<String, Json>, at: &str) -> Result<Cell> {
         .ok_or_else(|| error(at, format!("unknown unit '{unit_name}'")))?;
     let kind = string(c, "kind", at)?;
     let figure = || -> Result<f64> {
-        c.get(&key)
+        let v = c
+            .get(&key)
             .and_then(Json::as_f64)
-            .ok_or_else(|| error(at, format!("a {kind} cell without a number under '{key}'")))
+            .ok_or_else(|| error(at, format!("a {kind} cell without a number under '{key}'")))?;
+        // A change in percent is the one figure below zero, and nothing
+        // falls by more than all of it.
+        let lowest = if unit == Unit::Percent { -100.0 } else { 0.0 };
+        in_range(v, lowest, &key, at)
     };
     let value = match kind.as_str() {
         "measured" => Value::Measured(
             figure()?,
             Measurement {
-                seconds: number(c, "seconds_per_call", at)?,
-                spread: number(c, "spread", at)?,
-                trials: count(c, "trials", at)?,
-                calls: count(c, "calls", at)?,
+                seconds: figure_at_least_zero(c, "seconds_per_call", at)?,
+                spread: figure_at_least_zero(c, "spread", at)?,
+                trials: count(c, "trials", MAX_TRIALS, at)?,
+                calls: count(c, "calls", MAX_CALLS, at)?,
             },
         ),
         "derived" => Value::Derived(figure()?),
@@ -191,12 +201,49 @@ fn cell(c: &Map<String, Json>, at: &str) -> Result<Cell> {
     };
     Ok(Cell {
         algorithm: string(c, "algorithm", at)?,
-        bytes: optional_count(c, "bytes", at)?,
-        threads: optional_count(c, "threads", at)?,
+        bytes: optional_count(c, "bytes", MAX_BYTES, at)?,
+        threads: optional_count(c, "threads", MAX_THREADS, at)?,
         key: key.into(),
         unit,
         value,
     })
+}
+
+/// The largest figure a saved run may hold: far above any rate, clock or
+/// time this lab measures (1e15 bytes/s is a petabyte a second), far
+/// below where the arithmetic of a renderer would overflow.
+pub const MAX_FIGURE: f64 = 1e15;
+
+/// The smallest figure other than zero (a femtosecond per call).
+pub const MIN_FIGURE: f64 = 1e-15;
+
+/// Counts: trials per figure, calls per trial, block bytes, threads.
+const MAX_TRIALS: u64 = 1_000_000;
+const MAX_CALLS: u64 = 1 << 50;
+const MAX_BYTES: u64 = 1 << 50;
+const MAX_THREADS: u64 = 1 << 20;
+
+/// `v` where it is zero or between [`MIN_FIGURE`] and [`MAX_FIGURE`] in
+/// size, and not below `lowest`; else an error naming `key`.
+fn in_range(v: f64, lowest: f64, key: &str, at: &str) -> Result<f64> {
+    let size = v.abs();
+    if v >= lowest && size <= MAX_FIGURE && (v == 0.0 || size >= MIN_FIGURE) {
+        Ok(v)
+    } else {
+        let sign = if lowest < 0.0 {
+            format!("from {lowest} to")
+        } else {
+            "0, or".to_string()
+        };
+        Err(error(
+            at,
+            format!("\"{key}\" is {v:e}: out of range ({sign} {MIN_FIGURE:e} to {MAX_FIGURE:e})"),
+        ))
+    }
+}
+
+fn figure_at_least_zero(o: &Map<String, Json>, key: &str, at: &str) -> Result<f64> {
+    in_range(number(o, key, at)?, 0.0, key, at)
 }
 
 fn object<'a>(json: &'a Json, at: &str) -> Result<&'a Map<String, Json>> {
@@ -249,21 +296,29 @@ fn optional_number(o: &Map<String, Json>, key: &str, at: &str) -> Result<Option<
     }
 }
 
-fn count<T: TryFrom<u64>>(o: &Map<String, Json>, key: &str, at: &str) -> Result<T> {
-    field(o, key, at)?
+/// A whole number from 0 to `max`.
+fn count<T: TryFrom<u64>>(o: &Map<String, Json>, key: &str, max: u64, at: &str) -> Result<T> {
+    let n = field(o, key, at)?
         .as_u64()
-        .and_then(|n| T::try_from(n).ok())
-        .ok_or_else(|| error(at, format!("\"{key}\" is not a count")))
+        .ok_or_else(|| error(at, format!("\"{key}\" is not a count")))?;
+    if n > max {
+        return Err(error(
+            at,
+            format!("\"{key}\" is {n}: out of range (at most {max})"),
+        ));
+    }
+    T::try_from(n).map_err(|_| error(at, format!("\"{key}\" is {n}: out of range")))
 }
 
 fn optional_count<T: TryFrom<u64>>(
     o: &Map<String, Json>,
     key: &str,
+    max: u64,
     at: &str,
 ) -> Result<Option<T>> {
     match o.get(key) {
         None => Ok(None),
-        Some(_) => count(o, key, at).map(Some),
+        Some(_) => count(o, key, max, at).map(Some),
     }
 }
 
@@ -297,7 +352,7 @@ mod tests {
                 )
                 .bytes(8)
                 .threads(2),
-                Cell::new("md5", "x", Unit::Ratio, Value::Derived(f64::MIN_POSITIVE)),
+                Cell::new("md5", "x", Unit::Ratio, Value::Derived(MIN_FIGURE)),
             ],
         );
         t.row("empty", vec![]);
@@ -322,7 +377,7 @@ mod tests {
         t.row(
             "other",
             vec![
-                Cell::new("c", "m", Unit::Mbps, Value::Model(1e300)),
+                Cell::new("c", "m", Unit::Mbps, Value::Model(MAX_FIGURE / 3.0)),
                 Cell::new("c", "q", Unit::Percent, Value::Quoted(-2.5)),
                 Cell::new("c", "s", Unit::Mhz, Value::Synthesised(55.1)),
             ],
@@ -384,6 +439,58 @@ mod tests {
         assert_eq!(
             parse(&j.to_string()).unwrap_err().to_string(),
             "table 'throughput': cell 1: a measured cell without a number under 'bytes_per_second'"
+        );
+    }
+
+    #[test]
+    fn figures_out_of_range_are_refused_with_where() {
+        let good = render(&sample());
+        let refused = |edit: &dyn Fn(&mut Json)| {
+            let mut j = good.clone();
+            edit(&mut j);
+            parse(&j.to_string()).unwrap_err().to_string()
+        };
+        assert_eq!(
+            refused(&|j| j["tables"][0]["cells"][0]["bytes_per_second"] = 1e308.into()),
+            "table 'throughput': cell 1: \"bytes_per_second\" is 1e308: out of range (0, or 1e-15 to 1e15)"
+        );
+        assert_eq!(
+            refused(&|j| j["tables"][0]["cells"][0]["bytes_per_second"] = (-1.0).into()),
+            "table 'throughput': cell 1: \"bytes_per_second\" is -1e0: out of range (0, or 1e-15 to 1e15)"
+        );
+        assert!(
+            refused(&|j| j["tables"][0]["cells"][1]["x"] = 1e-308.into())
+                .starts_with("table 'throughput': cell 2: \"x\" is 1e-308: out of range")
+        );
+        assert!(
+            refused(&|j| j["tables"][0]["cells"][5]["q"] = (-101.0).into()).starts_with(
+                "table 'throughput': cell 6: \"q\" is -1.01e2: out of range (from -100 to"
+            )
+        );
+        assert_eq!(
+            refused(&|j| j["tables"][0]["cells"][0]["trials"] = u64::MAX.into()),
+            "table 'throughput': cell 1: \"trials\" is 18446744073709551615: out of range (at most 1000000)"
+        );
+        assert!(
+            refused(&|j| j["tables"][0]["cells"][0]["spread"] = 1e300.into())
+                .contains("\"spread\"")
+        );
+        assert!(
+            refused(&|j| j["tables"][0]["cells"][0]["bytes"] = u64::MAX.into())
+                .contains("\"bytes\"")
+        );
+        assert!(
+            refused(&|j| j["machine"]["threads"] = u64::MAX.into())
+                .starts_with("machine: \"threads\"")
+        );
+        assert!(
+            refused(&|j| j["machine"]["tsc_hz"] = 1e300.into()).starts_with("machine: \"tsc_hz\"")
+        );
+        // A row that claims more cells than its table has is refused
+        // before anything is set aside for them.
+        assert_eq!(
+            refused(&|j| j["tables"][0]["rows"][0]["cells"] = u64::MAX.into()),
+            "table 'throughput': \"cells\" is 18446744073709551615: out of range (at most 7)"
         );
     }
 }

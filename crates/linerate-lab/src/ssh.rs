@@ -3,13 +3,20 @@
 //! the full lab where OpenSSH is installed).
 //!
 //! A private `sshd` from the machine's OpenSSH runs on 127.0.0.1 only, on a
-//! free port, as the current user, with its own temporary configuration,
-//! host key and a throwaway client key, in a temporary directory; the
-//! system's sshd, its configuration and its keys are never read or
-//! touched. (Run as root, OpenSSH insists on its privilege-separation
-//! directory `/run/sshd`, an empty directory Debian's init makes at boot;
-//! where it is missing it is made, and left: several runs at once share
-//! it, and one removing it would break another's connections.) Each
+//! free port it is seen to hold, as the current user, with its own
+//! configuration, host key and a throwaway client key in a directory only
+//! that user can enter (0700, its files 0600, whatever the umask; under
+//! `$XDG_RUNTIME_DIR`, `/run` for root or `~/.cache/linerate`, never /tmp:
+//! StrictModes stays on); the system's sshd, its configuration and its
+//! keys are never read or touched. The client key may run the transfer
+//! command only; root may log in only where linerate runs as root, and
+//! then only to run it; the client accepts only the server's own host key.
+//! The server and the clients die with linerate, SIGKILL included, and a
+//! later run removes a killed run's directory. (Run as root, OpenSSH
+//! insists on its privilege-separation directory `/run/sshd`, an empty
+//! directory Debian's init makes at boot; where it is missing it is made,
+//! 0755, and left: several runs at once share it, and one removing it
+//! would break another's connections.) Each
 //! transfer sends the same number of zero bytes through `ssh ... 'cat >
 //! /dev/null'` with the cipher fixed at aes128-ctr (2007's arcfour256 is
 //! gone; AES-CTR is its nearest living relative: a stream cipher mode, no
@@ -19,8 +26,10 @@
 //! removed at the end and on an error; a program that handles SIGINT or
 //! SIGTERM calls [`stop_running`] first (`linerate` does).
 
+use std::fs::Permissions;
 use std::io::{self, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
@@ -138,28 +147,49 @@ fn tools() -> Result<Tools, String> {
     })
 }
 
-/// The private server: its directory, process and port. Dropping it stops
-/// the server and removes what it made.
+/// The private server: its directory, process, port and user. Dropping it
+/// stops the server and removes what it made.
+///
+/// The server and every ssh client are started with `PR_SET_PDEATHSIG`,
+/// which the kernel ties to the *thread* that started them: they are all
+/// started and stopped within one call of [`transfers`], on the thread
+/// that made the call, so that thread outlives them (a `PrivateSshd` is
+/// never handed to another thread).
 pub struct PrivateSshd {
     dir: PathBuf,
     child: Option<Child>,
     port: u16,
+    user: String,
 }
 
 /// The server being run, for the signal handler.
 static RUNNING: Mutex<Option<(u32, PathBuf)>> = Mutex::new(None);
 
+/// The private directory's name: `linerate-sshd-PID`, so that a later run
+/// can tell a killed run's leftovers from a live run's.
+const DIR_PREFIX: &str = "linerate-sshd-";
+
+/// The one command the client key may run (sshd forces it, whatever the
+/// client asks): the session process (the shell's parent) reports its own
+/// CPU time once everything has arrived.
+const TRANSFER_COMMAND: &str = "cat > /dev/null; cat /proc/$PPID/stat";
+
 impl PrivateSshd {
     fn start(tools: &Tools) -> Result<PrivateSshd, String> {
-        let dir = std::env::temp_dir().join(format!("linerate-sshd-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let me = sys::current_user().ok_or("who this process runs as is unknown (getpwuid)")?;
+        let base = private_base(&me)?;
+        remove_stale(&base, me.uid);
+        // Where versions before issue 32 put it (and a SIGKILL left it).
+        remove_stale(&std::env::temp_dir(), me.uid);
+        let dir = base.join(format!("{DIR_PREFIX}{}", std::process::id()));
+        make_private_dir(&dir, me.uid)?;
         let mut server = PrivateSshd {
             dir,
             child: None,
             port: 0,
+            user: me.name,
         };
-        server.prepare(tools)?;
+        server.prepare(tools, me.uid)?;
         // A free port can be taken between asking and binding: try again.
         let mut last = String::new();
         for _ in 0..3 {
@@ -171,29 +201,42 @@ impl PrivateSshd {
         Err(last)
     }
 
-    fn prepare(&mut self, tools: &Tools) -> Result<(), String> {
+    fn prepare(&mut self, tools: &Tools, uid: u32) -> Result<(), String> {
         for key in ["host", "client"] {
-            let out = Command::new(&tools.keygen)
+            let mut keygen = Command::new(&tools.keygen);
+            keygen
                 .args(["-q", "-t", "ed25519", "-N", "", "-C", "linerate-lab", "-f"])
                 .arg(self.dir.join(key))
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| format!("ssh-keygen: {e}"))?;
+                .stdin(Stdio::null());
+            sys::private_child(&mut keygen);
+            let out = keygen.output().map_err(|e| format!("ssh-keygen: {e}"))?;
             if !out.status.success() {
                 return Err(format!("ssh-keygen failed: {}", first_line(&out.stderr)));
             }
+            // ssh-keygen writes the public half with the umask's mode.
+            for file in [key.to_string(), format!("{key}.pub")] {
+                owner_only(&self.dir.join(file), uid)?;
+            }
         }
-        std::fs::copy(
-            self.dir.join("client.pub"),
-            self.dir.join("authorized_keys"),
-        )
-        .map_err(|e| format!("authorized_keys: {e}"))?;
+        let client = self.read("client.pub")?;
+        // The key may run the transfer and nothing else: no shell, no
+        // forwarding, no terminal (and, as root, no other login at all:
+        // PermitRootLogin forced-commands-only).
+        write_private(
+            &self.dir.join("authorized_keys"),
+            &format!(
+                "restrict,command=\"{TRANSFER_COMMAND}\" {}\n",
+                client.trim()
+            ),
+        )?;
         // As root, sshd refuses to start without its privilege-separation
-        // directory (Debian's init makes it at boot).
+        // directory (Debian's init makes it at boot), owned by root and
+        // writable by no one else.
         let privsep = Path::new("/run/sshd");
         if sys::is_root() && !privsep.exists() {
-            match std::fs::create_dir(privsep) {
-                Ok(()) => {}
+            match std::fs::DirBuilder::new().mode(0o755).create(privsep) {
+                Ok(()) => std::fs::set_permissions(privsep, Permissions::from_mode(0o755))
+                    .map_err(|e| format!("/run/sshd: {e}"))?,
                 // Another run made it first.
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(format!("/run/sshd: {e}")),
@@ -202,40 +245,75 @@ impl PrivateSshd {
         Ok(())
     }
 
+    fn read(&self, name: &str) -> Result<String, String> {
+        std::fs::read_to_string(self.dir.join(name)).map_err(|e| format!("{name}: {e}"))
+    }
+
     fn spawn(&mut self, tools: &Tools) -> Result<(), String> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|e| format!("no free port on 127.0.0.1: {e}"))?
             .port();
+        // The client trusts this host key on this port and nothing else: a
+        // process that took the port first cannot pass for the server.
+        let host_key = self.read("host.pub")?;
+        let mut host_key = host_key.split_whitespace();
+        let (Some(kind), Some(blob)) = (host_key.next(), host_key.next()) else {
+            return Err("host.pub: not a public key".into());
+        };
+        write_private(
+            &self.dir.join("known_hosts"),
+            &format!("[127.0.0.1]:{port} {kind} {blob}\n"),
+        )?;
         let d = self.dir.display();
         let macs = MACS.join(",");
+        // A connection that never authenticates ends within 30 s, also
+        // one opened just before linerate ended (sshd's connection
+        // processes are its own, not ours to signal). Root logs in only
+        // where linerate itself runs as root (a server not run as root can
+        // only log its own user in), and then only to run the forced
+        // transfer command.
+        let root_login = if sys::is_root() {
+            "forced-commands-only"
+        } else {
+            "no"
+        };
         let config = format!(
-            "ListenAddress 127.0.0.1\nPort {port}\nHostKey {d}/host\nPidFile {d}/sshd.pid\n\
-             AuthorizedKeysFile {d}/authorized_keys\nPasswordAuthentication no\n\
-             KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n\
-             PermitRootLogin prohibit-password\nCompression no\nUseDNS no\nLogLevel ERROR\n\
-             Ciphers {CIPHER},{}\nMACs {macs}\n",
+            "ListenAddress 127.0.0.1\nAddressFamily inet\nPort {port}\nHostKey {d}/host\n\
+             PidFile none\nAuthorizedKeysFile {d}/authorized_keys\n\
+             AuthenticationMethods publickey\nPasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\nHostbasedAuthentication no\nUsePAM no\n\
+             StrictModes yes\nPermitRootLogin {root_login}\nAllowUsers {}\n\
+             PermitUserEnvironment no\nAllowTcpForwarding no\nAllowAgentForwarding no\n\
+             AllowStreamLocalForwarding no\nX11Forwarding no\nPermitTunnel no\nPermitTTY no\n\
+             LoginGraceTime 30\n\
+             Compression no\nUseDNS no\nLogLevel ERROR\nCiphers {CIPHER},{}\nMACs {macs}\n",
+            self.user,
             AEADS.join(",")
         );
         let config_path = self.dir.join("sshd_config");
-        std::fs::write(&config_path, config).map_err(|e| format!("sshd_config: {e}"))?;
-        let child = Command::new(&tools.sshd)
-            .arg("-D")
+        write_private(&config_path, &config)?;
+        let mut sshd = Command::new(&tools.sshd);
+        sshd.arg("-D")
             .arg("-e")
             .arg("-f")
             .arg(&config_path)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        sys::private_child(&mut sshd);
+        let child = sshd
             .spawn()
             .map_err(|e| format!("{}: {e}", tools.sshd.display()))?;
-        *RUNNING.lock().unwrap_or_else(|p| p.into_inner()) = Some((child.id(), self.dir.clone()));
+        let pid = child.id();
+        *RUNNING.lock().unwrap_or_else(|p| p.into_inner()) = Some((pid, self.dir.clone()));
         self.child = Some(child);
         self.port = port;
-        // Listening: a connection is accepted.
+        // Listening: the server holds a listening socket on 127.0.0.1:port
+        // (a connection accepted could be another process's).
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            if listens_on(pid, port) {
                 return Ok(());
             }
             if let Some(status) = self
@@ -281,7 +359,15 @@ impl PrivateSshd {
         ])
         .args([
             "-o",
-            "StrictHostKeyChecking=no",
+            "StrictHostKeyChecking=yes",
+            "-o",
+            "GlobalKnownHostsFile=/dev/null",
+            "-o",
+            "HostKeyAlgorithms=ssh-ed25519",
+            "-o",
+            "UpdateHostKeys=no",
+            "-o",
+            "CheckHostIP=no",
             "-o",
             "Compression=no",
             "-o",
@@ -294,17 +380,19 @@ impl PrivateSshd {
         ))
         .arg("-i")
         .arg(d.join("client"))
+        .args(["-l", &self.user])
         .args(["-p", &self.port.to_string(), "-c", config.cipher]);
         if let Some(mac) = config.mac {
             cmd.args(["-m", mac]);
         }
-        // The session process (the shell's parent) reports its own CPU time
-        // once everything has arrived.
+        // The server runs its forced command whatever is asked; the same
+        // command is asked for clarity.
         cmd.arg("127.0.0.1")
-            .arg("cat > /dev/null; cat /proc/$PPID/stat")
+            .arg(TRANSFER_COMMAND)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        sys::private_child(&mut cmd);
         let start = Instant::now();
         let mut child = cmd.spawn().map_err(|e| format!("ssh: {e}"))?;
         let mut stdin = child.stdin.take().ok_or("ssh: no stdin")?;
@@ -332,10 +420,12 @@ impl PrivateSshd {
             .join()
             .map_err(|_| "the writer panicked".to_string())?;
         if !status {
+            // ssh's last line is the reason it gave up (a banner, such as
+            // a changed host key's, comes before it).
             return Err(format!(
                 "ssh {}: {}",
                 config.label(),
-                first_line(err.as_bytes())
+                last_line(err.as_bytes())
             ));
         }
         wrote.map_err(|e| format!("ssh {}: writing: {e}", config.label()))?;
@@ -355,6 +445,162 @@ impl Drop for PrivateSshd {
         let _ = std::fs::remove_dir_all(&self.dir);
         *RUNNING.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
+}
+
+/// Where the private directory goes. sshd's StrictModes walks from
+/// `authorized_keys` up to the user's home directory (or `/`) and refuses
+/// any directory on the way that is writable by group or others or owned
+/// by someone but the user or root: a directory under the world-writable
+/// /tmp can never pass. The first place whose whole chain passes:
+/// `$XDG_RUNTIME_DIR`, `/run` for root, `~/.cache/linerate` (made 0700).
+fn private_base(me: &sys::User) -> Result<PathBuf, String> {
+    let mut tried = Vec::new();
+    let mut candidates: Vec<PathBuf> = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .into_iter()
+        .collect();
+    if me.uid == 0 {
+        candidates.push(PathBuf::from("/run"));
+    }
+    for base in candidates {
+        match private_chain(&base, me) {
+            Ok(()) => return Ok(base),
+            Err(why) => tried.push(why),
+        }
+    }
+    let cache = me.home.join(".cache");
+    let base = cache.join("linerate");
+    for dir in [&cache, &base] {
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                tried.push(format!("{}: {e}", dir.display()));
+                break;
+            }
+        }
+    }
+    match private_chain(&base, me) {
+        Ok(()) => Ok(base),
+        Err(why) => {
+            tried.push(why);
+            Err(format!(
+                "no private directory for the server's keys (sshd's StrictModes): {}",
+                tried.join("; ")
+            ))
+        }
+    }
+}
+
+/// Whether `dir` and every directory above it, up to the home directory
+/// or `/`, is owned by the user or root and writable by no one else (the
+/// walk sshd's StrictModes makes); else which one is not.
+fn private_chain(dir: &Path, me: &sys::User) -> Result<(), String> {
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let home = me.home.canonicalize().ok();
+    let mut at = Some(dir.as_path());
+    while let Some(d) = at {
+        let meta = std::fs::metadata(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        if !meta.is_dir() || (meta.uid() != 0 && meta.uid() != me.uid) || meta.mode() & 0o022 != 0 {
+            return Err(format!(
+                "{}: writable by others or not owned by the user",
+                d.display()
+            ));
+        }
+        if home.as_deref() == Some(d) {
+            break;
+        }
+        at = d.parent();
+    }
+    Ok(())
+}
+
+/// Makes `dir` 0700 whatever the umask. A leftover of this user's at the
+/// same name (a killed run whose pid came round again) is removed first;
+/// anything else there is refused.
+fn make_private_dir(dir: &Path, uid: u32) -> Result<(), String> {
+    let create = || std::fs::DirBuilder::new().mode(0o700).create(dir);
+    match create() {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let ours = std::fs::symlink_metadata(dir)
+                .is_ok_and(|m| m.file_type().is_dir() && m.uid() == uid);
+            if !ours {
+                return Err(format!("{}: exists and is not this user's", dir.display()));
+            }
+            std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            create().map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    }
+    // The umask may have taken bits away (never added any).
+    std::fs::set_permissions(dir, Permissions::from_mode(0o700))
+        .map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// Removes what killed runs left in `base`: directories named
+/// `linerate-sshd-PID`, owned by this user, whose process is gone.
+/// Symbolic links are never followed, other users' directories never
+/// touched.
+fn remove_stale(base: &Path, uid: u32) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(DIR_PREFIX))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // Exactly the name a run makes ("+5" or "05" are someone else's).
+        if name.to_str() != Some(&format!("{DIR_PREFIX}{pid}")) || pid == std::process::id() {
+            continue;
+        }
+        let path = entry.path();
+        let stale = std::fs::symlink_metadata(&path)
+            .is_ok_and(|m| m.file_type().is_dir() && m.uid() == uid)
+            && !sys::process_exists(pid);
+        if stale {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+/// Writes a new file only its owner may read or write, whatever the umask.
+fn write_private(path: &Path, contents: &str) -> Result<(), String> {
+    let name = || path.file_name().unwrap_or_default().to_string_lossy();
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("{}: {e}", name())),
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", name()))?;
+    file.set_permissions(Permissions::from_mode(0o600))
+        .and_then(|()| file.write_all(contents.as_bytes()))
+        .map_err(|e| format!("{}: {e}", name()))
+}
+
+/// Makes a file another program wrote 0600, after checking that it is a
+/// plain file of this user's.
+fn owner_only(path: &Path, uid: u32) -> Result<(), String> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("{name}: {e}"))?;
+    if !meta.file_type().is_file() || meta.uid() != uid {
+        return Err(format!("{name}: not a file of this user's"));
+    }
+    std::fs::set_permissions(path, Permissions::from_mode(0o600))
+        .map_err(|e| format!("{name}: {e}"))
 }
 
 /// Stops the server this process runs, if any, and removes its files:
@@ -412,6 +658,83 @@ mod sys {
         unsafe { libc::geteuid() == 0 }
     }
 
+    /// The user this process runs as (its effective uid).
+    pub struct User {
+        pub uid: u32,
+        pub name: String,
+        pub home: std::path::PathBuf,
+    }
+
+    pub fn current_user() -> Option<User> {
+        use std::ffi::{CStr, OsStr};
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: geteuid cannot fail.
+        let uid = unsafe { libc::geteuid() };
+        let mut buf = vec![0 as libc::c_char; 16 << 10];
+        // SAFETY: `passwd` is plain data that getpwuid_r fills in.
+        let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: every pointer is valid for the length given; the strings
+        // it stores point into `buf`, which outlives their use below.
+        let r = unsafe { libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr(), buf.len(), &mut found) };
+        if r != 0 || found.is_null() || pw.pw_name.is_null() || pw.pw_dir.is_null() {
+            return None;
+        }
+        // SAFETY: getpwuid_r succeeded: both are NUL-terminated strings in `buf`.
+        let (name, home) = unsafe { (CStr::from_ptr(pw.pw_name), CStr::from_ptr(pw.pw_dir)) };
+        Some(User {
+            uid,
+            name: name.to_str().ok()?.to_string(),
+            home: OsStr::from_bytes(home.to_bytes()).into(),
+        })
+    }
+
+    /// Whether process `pid` exists (ours to signal or not).
+    pub fn process_exists(pid: u32) -> bool {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        if pid <= 0 {
+            return false;
+        }
+        // SAFETY: signal 0 only checks; `pid` is positive, so it names one
+        // process, never a group.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+
+    /// Makes `cmd`'s process die with this one, by any signal (SIGKILL
+    /// included: the kernel sends it SIGKILL when the thread that started
+    /// it ends), and create its files for its owner only.
+    pub fn private_child(cmd: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: between fork and exec the closure calls only
+        // async-signal-safe functions (prctl, getppid, umask) and
+        // allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent may have died before prctl: then no signal
+                // comes, and the child is another process's.
+                if libc::getppid() != parent {
+                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                libc::umask(0o077);
+                Ok(())
+            });
+        }
+    }
+
     /// SIGTERM to `pid` (our sshd).
     pub fn terminate(pid: u32) {
         // SAFETY: a plain signal to our own child.
@@ -419,6 +742,40 @@ mod sys {
             libc::kill(pid as libc::pid_t, libc::SIGTERM);
         }
     }
+}
+
+/// Whether process `pid` holds a socket listening on 127.0.0.1:`port`
+/// (from /proc/net/tcp and the process's descriptors).
+fn listens_on(pid: u32, port: u16) -> bool {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return false;
+    };
+    let loopback = u32::from_ne_bytes([127, 0, 0, 1]);
+    // "sl local_address rem_address st ... inode": local is ADDR:PORT in
+    // hex, the address in the kernel's byte order; st 0A is LISTEN.
+    let inodes: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (addr, p) = f.get(1)?.split_once(':')?;
+            let ours = u32::from_str_radix(addr, 16).ok()? == loopback
+                && u16::from_str_radix(p, 16).ok()? == port
+                && *f.get(3)? == "0A";
+            let inode = f.get(9)?;
+            ours.then(|| format!("socket:[{inode}]"))
+        })
+        .collect();
+    if inodes.is_empty() {
+        return false;
+    }
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        std::fs::read_link(fd.path())
+            .is_ok_and(|target| inodes.iter().any(|i| target.as_os_str() == i.as_str()))
+    })
 }
 
 /// User + system seconds from a `/proc/PID/stat` line (fields 14 and 15,
@@ -431,6 +788,15 @@ fn stat_cpu_seconds(stat: &str) -> Option<f64> {
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
     Some((utime + stime) / sys::clock_ticks())
+}
+
+fn last_line(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
 fn first_line(bytes: &[u8]) -> String {
@@ -744,6 +1110,157 @@ mod tests {
         assert_eq!(linerate_mac("umac-128-etm@openssh.com"), Some("umac-128"));
         assert_eq!(linerate_mac("hmac-sha2-256"), None);
         assert_eq!(configs().len(), MACS.len() + AEADS.len());
+    }
+
+    /// A pid no process has: that of a child already reaped.
+    fn gone_pid() -> u32 {
+        let mut child = Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn only_this_users_leftovers_of_ended_runs_are_removed() {
+        use std::os::unix::fs::symlink;
+        let me = sys::current_user().unwrap();
+        let base = std::env::temp_dir().join(format!("linerate-stale-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir(&base).unwrap();
+        let dead = gone_pid();
+        let at = |name: String| base.join(name);
+        let stale = at(format!("{DIR_PREFIX}{dead}"));
+        std::fs::create_dir(&stale).unwrap();
+        std::fs::write(stale.join("authorized_keys"), "key").unwrap();
+        // A live run's (this process, and pid 1), a name a run never
+        // makes, and a link to a directory that must survive.
+        let live = at(format!("{DIR_PREFIX}{}", std::process::id()));
+        let init = at(format!("{DIR_PREFIX}1"));
+        let odd = at(format!("{DIR_PREFIX}+{dead}"));
+        let target = at("target".into());
+        let link = at(format!("{DIR_PREFIX}{}", gone_pid()));
+        for d in [&live, &init, &odd, &target] {
+            std::fs::create_dir(d).unwrap();
+        }
+        symlink(&target, &link).unwrap();
+        // Another user's directory, where this test can make one.
+        let theirs = at(format!("{DIR_PREFIX}{}", gone_pid()));
+        std::fs::create_dir(&theirs).unwrap();
+        let chowned = std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).is_ok();
+        remove_stale(&base, me.uid);
+        assert!(!stale.exists());
+        for kept in [&live, &init, &odd, &target] {
+            assert!(kept.is_dir(), "{}", kept.display());
+        }
+        assert!(std::fs::symlink_metadata(&link).is_ok());
+        assert_eq!(theirs.exists(), chowned);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_listening_socket_is_seen_as_its_holders_only() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        assert!(listens_on(std::process::id(), port));
+        assert!(!listens_on(gone_pid(), port));
+        drop(listener);
+        assert!(!listens_on(std::process::id(), port));
+    }
+
+    /// What answers on the server's port must hold the server's host key:
+    /// another sshd there (one that took the port) is refused before any
+    /// byte is sent.
+    #[test]
+    fn the_client_talks_to_its_own_server_only() {
+        let Ok(tools) = tools() else {
+            eprintln!("skipped: OpenSSH is not installed");
+            return;
+        };
+        let mut server = match PrivateSshd::start(&tools) {
+            Ok(server) => server,
+            Err(why) => {
+                eprintln!("skipped: the private sshd does not start here: {why}");
+                return;
+            }
+        };
+        let config = &configs()[0];
+        if let Err(why) = server.transfer(&tools, config, 1) {
+            // (The user's account may be locked or have no shell.)
+            eprintln!("skipped: no transfer to the private sshd here: {why}");
+            return;
+        }
+        // The impostor: an sshd with a host key of its own.
+        let other = server.dir.join("impostor");
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&other)
+            .unwrap();
+        let keygen = Command::new(&tools.keygen)
+            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+            .arg(other.join("host"))
+            .status()
+            .unwrap();
+        assert!(keygen.success());
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let o = other.display();
+        write_private(
+            &other.join("sshd_config"),
+            &format!(
+                "ListenAddress 127.0.0.1\nPort {port}\nHostKey {o}/host\nPidFile none\n\
+                 UsePAM no\nLogLevel QUIET\nCiphers {CIPHER}\nMACs {}\n",
+                MACS.join(",")
+            ),
+        )
+        .unwrap();
+        let mut impostor = Command::new(&tools.sshd);
+        impostor
+            .args(["-D", "-f"])
+            .arg(other.join("sshd_config"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        sys::private_child(&mut impostor);
+        let mut impostor = impostor.spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline && !listens_on(impostor.id(), port) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // As if it held the server's port: the client's one entry names
+        // the server's key at that port.
+        let real_port = server.port;
+        server.port = port;
+        let known = std::fs::read_to_string(server.dir.join("known_hosts")).unwrap();
+        let pinned = known.replace(
+            &format!("[127.0.0.1]:{real_port} "),
+            &format!("[127.0.0.1]:{port} "),
+        );
+        write_private(&server.dir.join("known_hosts"), &pinned).unwrap();
+        let refused = server.transfer(&tools, config, 1);
+        let _ = impostor.kill();
+        let _ = impostor.wait();
+        let why = refused.expect_err("the impostor was refused");
+        assert_eq!(
+            why,
+            "ssh aes128-ctr + hmac-md5: Host key verification failed."
+        );
+    }
+
+    #[test]
+    fn a_directory_under_a_world_writable_one_is_not_private() {
+        let me = sys::current_user().unwrap();
+        let tmp = std::env::temp_dir();
+        // /tmp is world-writable (sticky or not): sshd's StrictModes
+        // refuses everything under it.
+        if std::fs::metadata(&tmp).is_ok_and(|m| m.mode() & 0o002 != 0) {
+            assert!(private_chain(&tmp, &me).is_err());
+        }
+        if me.uid == 0 {
+            assert_eq!(private_chain(Path::new("/run"), &me), Ok(()));
+        }
     }
 
     #[test]

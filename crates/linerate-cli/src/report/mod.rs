@@ -47,8 +47,10 @@ the mode, owner and group of the file it replaces. A symbolic link is
 written through to its target. A device or FIFO is written to directly.
 
 Exit status: 0 on success; 1 if the output could not be written or LAB (or
-RUN) is not a saved run (the message names the table and cell, or the
-missing key; nothing is written); 2 for a usage error.
+RUN) is not a saved run or LAB holds a figure out of range (the message
+names the table, cell and key, or the missing key; nothing is written); 2
+for a usage error. A plot that cannot be drawn from RUN's figures says why
+in its place.
 ";
 
 /// What `linerate report` was asked to do.

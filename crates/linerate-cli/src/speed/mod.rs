@@ -66,8 +66,8 @@ figures are labelled with the document they are quoted from.
 A progress bar shows on stderr when it is a terminal.
 
 Exit status: 0 on success; 1 if the output could not be written or FILE
-is not a saved run (the message names the table and cell); 2 for a usage
-error (an unrecognized option or ALGO).
+is not a saved run or holds a figure out of range (the message names the
+table, cell and key); 2 for a usage error (an unrecognized option or ALGO).
 ";
 
 /// Runs `linerate speed`.

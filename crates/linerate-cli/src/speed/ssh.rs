@@ -17,13 +17,18 @@ use super::progress::Progress;
 const USAGE: &str = "\
 Usage: linerate speed ssh [--bytes N] [--trials N] [--quick] [--json]
 OpenSSH's 2007 experiment again: start a private sshd (this machine's
-OpenSSH) on 127.0.0.1 with its own temporary configuration and keys, and
+OpenSSH) on 127.0.0.1 with its own temporary configuration and keys (in a
+directory only this user can enter: under $XDG_RUNTIME_DIR, /run for
+root, or ~/.cache/linerate), and
 send the same bytes to it through 'ssh ... cat > /dev/null' once per MAC
 (cipher aes128-ctr) and with the AEAD ciphers chacha20-poly1305 and
 aes128-gcm; MB/s and CPU seconds per GiB on each side, medians over the
 trials, beside the 2007 mail's figures and linerate's own speed for each
 MAC. The server is stopped and its files removed at the end, also on
-SIGINT or SIGTERM. The system's sshd and its keys are never touched.
+SIGINT or SIGTERM; it and its clients die with linerate, also on SIGKILL,
+and the next run removes what a killed one left. The client key may run
+the transfer only; root may log in only where linerate runs as root. The
+system's sshd and its keys are never touched.
 
   --bytes N    bytes per transfer (default 1073741824, 1 GiB)
   --trials N   transfers per configuration (default 3)

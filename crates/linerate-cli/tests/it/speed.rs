@@ -540,3 +540,131 @@ fn report_from_a_bad_file_names_it_and_writes_nothing() {
         assert_eq!(linerate(args).status.code(), Some(2), "{args:?}");
     }
 }
+
+/// `linerate ARGS` with 10 s to finish (killed after that): its exit
+/// status (None: it had to be killed), standard output and error.
+fn linerate_bounded(args: &[&str], dir: &Path) -> (Option<i32>, String, String) {
+    let out_path = dir.join("stdout");
+    let err_path = dir.join("stderr");
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("run linerate");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    let outcome = (status, read(&out_path), read(&err_path));
+    let _ = std::fs::remove_file(out_path);
+    let _ = std::fs::remove_file(err_path);
+    outcome
+}
+
+/// Figures no machine gives (1e308, below zero, 1e-308, counts near 2^64)
+/// in a saved run: every renderer (text, Markdown, HTML) says at once,
+/// in one line, which table, cell and key is out of range, exit 1, and
+/// writes nothing; the run as saved still renders.
+#[test]
+fn report_from_a_run_with_absurd_figures_names_the_cell_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("lab.json");
+    let page = dir.path().join("report.html");
+    let out = linerate(&["speed", "--quick", "--json", "md5", "--bytes", "64"]);
+    assert!(out.status.success());
+    let lab: Value = serde_json::from_slice(&out.stdout).unwrap();
+    std::fs::write(&saved, lab.to_string()).unwrap();
+    let (status, markdown, err) = linerate_bounded(
+        &["report", "--markdown", "--from", saved.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(status, Some(0), "{err}");
+    assert!(markdown.contains("<svg"), "the valid run is plotted");
+    // Figures at the edges of the range, side by side: drawn, at once.
+    let mut edges = lab.clone();
+    for (i, cell) in edges["tables"][0]["cells"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        let key = cell["key"].as_str().unwrap().to_string();
+        if cell[&key].is_number() {
+            cell[&key] = if i % 2 == 0 { 1e15 } else { 1e-15 }.into();
+        }
+    }
+    std::fs::write(&saved, edges.to_string()).unwrap();
+    for format in ["--markdown", "--output=-"] {
+        let from = saved.to_str().unwrap();
+        let (status, page, err) = linerate_bounded(&["report", format, "--from", from], dir.path());
+        assert_eq!(status, Some(0), "{format}: {err}");
+        assert!(page.contains("<svg"), "{format}: plotted");
+    }
+    let at = "lab.json: table 'throughput': cell 1:";
+    let cases: [(&str, Value, String); 6] = [
+        (
+            "bytes_per_second",
+            1e308.into(),
+            format!("{at} \"bytes_per_second\" is 1e308: out of range"),
+        ),
+        (
+            "bytes_per_second",
+            (-1.0).into(),
+            format!("{at} \"bytes_per_second\" is -1e0: out of range"),
+        ),
+        (
+            "bytes_per_second",
+            1e-308.into(),
+            format!("{at} \"bytes_per_second\" is 1e-308: out of range"),
+        ),
+        (
+            "spread",
+            1e300.into(),
+            format!("{at} \"spread\" is 1e300: out of range"),
+        ),
+        (
+            "trials",
+            u64::MAX.into(),
+            format!("{at} \"trials\" is 18446744073709551615: out of range (at most 1000000)"),
+        ),
+        (
+            "bytes",
+            u64::MAX.into(),
+            format!("{at} \"bytes\" is 18446744073709551615: out of range"),
+        ),
+    ];
+    for (key, value, expect) in cases {
+        let mut bad = lab.clone();
+        bad["tables"][0]["cells"][0][key] = value.clone();
+        std::fs::write(&saved, bad.to_string()).unwrap();
+        std::fs::write(&page, "old page").unwrap();
+        let from = saved.to_str().unwrap();
+        for args in [
+            &["speed", "--from", from][..],
+            &["report", "--markdown", "--from", from],
+            &["report", "--from", from, "-o", page.to_str().unwrap()],
+        ] {
+            let (status, out, err) = linerate_bounded(args, dir.path());
+            let what = format!("{args:?} with {key} = {value}");
+            assert_eq!(status, Some(1), "{what}: {err}");
+            assert!(out.is_empty(), "{what}");
+            assert_eq!(err.lines().count(), 1, "{what}: {err}");
+            assert!(
+                err.starts_with(&format!("linerate: {}: ", args[0])) && err.contains(&expect),
+                "{what}: {err}"
+            );
+        }
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "old page");
+    }
+}

@@ -318,6 +318,11 @@ pub(super) fn lines_over(
     let points = data.iter().flat_map(|(_, p)| p.iter());
     let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(x, y) in points {
+        if !(plottable(x) && plottable(y)) {
+            return Err(format!(
+                "a point out of range to plot on log axes: ({x:e}, {y:e})"
+            ));
+        }
         x_lo = x_lo.min(x);
         x_hi = x_hi.max(x);
         y_lo = y_lo.min(y);
@@ -337,6 +342,15 @@ pub(super) fn lines_over(
     }
     let x_range = (x_lo / 1.5)..(x_hi * 1.5);
     let y_range = (y_lo / 2.0)..(y_hi * 2.0);
+    // plotters walks a log axis decade by decade: the walk is kept short.
+    for (axis, range) in [("x", &x_range), ("y", &y_range)] {
+        let decades = (range.end / range.start).log10();
+        if !(decades.is_finite() && decades <= MAX_DECADES) {
+            return Err(format!(
+                "the {axis} axis would span {decades:.0} decades, more than {MAX_DECADES}"
+            ));
+        }
+    }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -401,6 +415,16 @@ pub(super) fn lines_over(
     Ok(svg)
 }
 
+/// The most decades a log axis spans: a saved run's figures (see
+/// [`crate::load::MAX_FIGURE`]) span 30, and the plots' arithmetic (bits
+/// from bytes, cycles from a clock) a few more.
+const MAX_DECADES: f64 = 48.0;
+
+/// Whether `v` can sit on a log axis whose every arithmetic stays finite.
+fn plottable(v: f64) -> bool {
+    v.is_finite() && (1e-100..=1e100).contains(&v)
+}
+
 /// `v` bytes as 512, 4 KiB, 16 MiB, 1 GiB.
 fn binary_units(v: f64) -> String {
     let units = [("GiB", 30), ("MiB", 20), ("KiB", 10)];
@@ -437,6 +461,12 @@ fn speedup(throughput: &Table) -> Result<String, String> {
         .collect();
     if points.len() < 2 {
         return Err("no MD5-P/K measured".into());
+    }
+    if let Some(&(k, v)) = points
+        .iter()
+        .find(|p| !(p.1.is_finite() && (0.0..=1e6).contains(&p.1)))
+    {
+        return Err(format!("a speed-up out of range to plot: {v:e} at K = {k}"));
     }
     let y_hi = points.iter().map(|p| p.1).fold(32.0, f64::max) * 1.1;
     let mut svg = String::new();
@@ -519,5 +549,28 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn any_figure_gives_a_plot_or_a_reason_at_once() {
+        let start = std::time::Instant::now();
+        for y in [
+            1e308,
+            f64::MAX,
+            f64::INFINITY,
+            1e-308,
+            f64::MIN_POSITIVE,
+            1e100,
+        ] {
+            let data = vec![("md5".to_string(), vec![(8.0, y), (64.0, 1e9)])];
+            let drawn = lines(&data, "bytes/s", &[]);
+            assert!(drawn.is_err(), "{y:e}: {drawn:?}");
+        }
+        let data = vec![(
+            "md5".to_string(),
+            vec![(u64::MAX as f64, 1e15), (8.0, 1e-15)],
+        )];
+        assert!(lines(&data, "bytes/s", &[]).is_ok());
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 }
