@@ -20,8 +20,9 @@ pub fn label(status: &Status) -> &'static str {
         Status::Changed => "changed",
         Status::Missing => "missing",
         Status::New => "new",
-        Status::Moved(_) => "moved",
+        Status::Moved { .. } => "moved",
         Status::Error(_) => "error",
+        Status::Outside => "outside DIR",
     }
 }
 
@@ -45,7 +46,7 @@ pub fn print(console: &mut Console, records: &[Record], counts: &Counts, detail:
 /// Appends the report line of `record`, newline included.
 pub fn push_line(out: &mut Vec<u8>, record: &Record) {
     let moved_to: &[u8] = match &record.status {
-        Status::Moved(to) => to,
+        Status::Moved { to, .. } => to,
         _ => b"",
     };
     let escaped = escape::needs_escape(&record.path) || escape::needs_escape(moved_to);
@@ -64,12 +65,15 @@ pub fn push_line(out: &mut Vec<u8>, record: &Record) {
             out.extend_from_slice(b": ");
             out.extend_from_slice(reason.as_bytes());
         }
-        Status::Moved(to) => {
+        Status::Moved { to, candidates } => {
             out.extend_from_slice(b" -> ");
             if escaped {
                 escape::push_escaped(out, to);
             } else {
                 out.extend_from_slice(to);
+            }
+            if *candidates > 1 {
+                out.extend_from_slice(format!(" (ambiguous: {candidates} candidates)").as_bytes());
             }
         }
         _ => {}
