@@ -356,15 +356,10 @@ fn find_moves(
     };
     let mut missing: Vec<usize> = missing;
     missing.sort_unstable_by(|&a, &b| records[a].path.cmp(&records[b].path));
-    let rounds: [fn(&[u8], &[u8]) -> bool; 3] = [
-        |from, to| split_name(from).1 == split_name(to).1,
-        |from, to| split_name(from).0 == split_name(to).0,
-        |_, _| true,
-    ];
     let mut taken = HashSet::new();
     let mut paired = HashSet::new();
     let mut moves = Vec::new();
-    for near in rounds {
+    for near in [Near::SameName, Near::SameDirectory, Near::Anywhere] {
         for &r in &missing {
             if paired.contains(&r) {
                 continue;
@@ -372,7 +367,7 @@ fn find_moves(
             let from = &records[r].path;
             let candidates: Vec<usize> = (0..new_files.len())
                 .filter(|&k| {
-                    !taken.contains(&k) && near(from, &new_files[k].1) && same_content(r, k)
+                    !taken.contains(&k) && near.holds(from, &new_files[k].1) && same_content(r, k)
                 })
                 .collect();
             if let Some(&k) = candidates.first() {
@@ -383,6 +378,25 @@ fn find_moves(
         }
     }
     moves
+}
+
+/// How near a new file must be to a missing path to pair them, in the
+/// order pairs are made.
+#[derive(Clone, Copy)]
+enum Near {
+    SameName,
+    SameDirectory,
+    Anywhere,
+}
+
+impl Near {
+    fn holds(self, from: &[u8], to: &[u8]) -> bool {
+        match self {
+            Near::SameName => split_name(from).1 == split_name(to).1,
+            Near::SameDirectory => split_name(from).0 == split_name(to).0,
+            Near::Anywhere => true,
+        }
+    }
 }
 
 /// A path's directory (empty for none) and file name.
