@@ -648,3 +648,34 @@ impl Identity {
             && fs::metadata(openable(key)).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn manifest_names_beneath_the_directory() {
+        let name = |dir: Option<&str>, name: &str| {
+            beneath_name(dir.map(Path::new), name.as_bytes())
+                .map(|n| n.to_string_lossy().into_owned())
+        };
+        assert_eq!(name(None, "./a//b").as_deref(), Some("a/b"));
+        assert_eq!(name(Some("/t"), "/t/a").as_deref(), Some("a"));
+        assert_eq!(name(Some("/"), "/etc/x").as_deref(), Some("etc/x"));
+        for outside in ["../a", "a/../../b", "/etc/x", "/tree/a", "/t", "/t/../x"] {
+            assert_eq!(name(Some("/t"), outside), None, "{outside}");
+        }
+        assert_eq!(name(None, "/t/a"), None);
+    }
+
+    #[test]
+    fn names_split_into_directory_and_file() {
+        assert_eq!(split_name(b"a/b/c"), (&b"a/b"[..], &b"c"[..]));
+        assert_eq!(split_name(b"c"), (&b""[..], &b"c"[..]));
+        assert!(Near::SameName.holds(b"old/e1", b"new/e1"));
+        assert!(!Near::SameName.holds(b"old/e1", b"new/e11"));
+        assert!(Near::SameDirectory.holds(b"d/f1", b"d/renamed"));
+        assert!(!Near::SameDirectory.holds(b"d/f1", b"e/f1"));
+    }
+}

@@ -31,11 +31,12 @@ pub struct Root {
 
 impl Root {
     /// Opens the directory `name` (the user's, so symbolic links to it are
-    /// followed); ENOTDIR where it is not one.
+    /// followed); ENOTDIR where it is not one. Only as a place (`O_PATH`):
+    /// a directory we may search but not list still works.
     pub fn open(name: &OsStr) -> io::Result<Root> {
         let dir = rustix::fs::open(
             name,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
         Ok(Root {

@@ -493,4 +493,50 @@ mod tests {
         assert_eq!(header.objects[0].key, "k");
         assert!(parse(b"a,b\n", Some("Bucket, Size")).is_err());
     }
+
+    #[test]
+    fn rows_short_of_a_column_are_problems() {
+        let text = "\"b\",\"full\",\"1\",\"\",\"d41d8cd98f00b204e9800998ecf8427e\"\n\
+                    \"b\",\"short\",\"1\"\n\
+                    \"b\",\"long\",\"1\",\"\",\"\",\"x\"\n\
+                    \"b\"\n";
+        let listing = parse(text.as_bytes(), None).expect("inventory");
+        let keys: Vec<&str> = listing.objects.iter().map(|o| o.key.as_str()).collect();
+        assert_eq!(keys, ["full"]);
+        let places: Vec<&str> = listing.problems.iter().map(|p| p.place.as_str()).collect();
+        assert_eq!(places, ["line 2 (short)", "line 3 (long)", "line 4"]);
+        assert!(
+            listing.problems[0]
+                .message
+                .starts_with("3 fields where the schema names 5")
+        );
+    }
+
+    #[test]
+    fn a_field_given_twice_is_a_problem() {
+        let text = r#"[{"Key": "a", "Key": "b"}, {"Key": "c", "Size": 1, "Size": 2},
+                       {"Key": "d", "Checksum": {"ChecksumCRC32": "AAAAAQ==", "ChecksumCRC32": "AAAAAg=="}},
+                       {"Key": "e", "Size": 3}]"#;
+        let listing = parse(text.as_bytes(), None).expect("listing");
+        assert_eq!(listing.objects.len(), 1);
+        assert_eq!(listing.objects[0].key, "e");
+        let problems: Vec<(&str, &str)> = listing
+            .problems
+            .iter()
+            .map(|p| (p.place.as_str(), p.message.as_str()))
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                ("object 1", "'Key' given twice: ambiguous"),
+                ("object 2", "'Size' given twice: ambiguous"),
+                ("object 3", "'ChecksumCRC32' given twice: ambiguous"),
+            ]
+        );
+        let twice = r#"{"Contents": [], "Contents": [{"Key": "x"}]}"#;
+        assert!(parse(twice.as_bytes(), None).is_err());
+        // A key that needs quoting is quoted in its place.
+        let odd = parse(br#"[{"Key": "a\u0000b", "Size": "x"}]"#, None).expect("listing");
+        assert_eq!(odd.problems[0].place, "object 1 ('a'$'\\000''b')");
+    }
 }

@@ -478,3 +478,26 @@ fn checksums_of(
     );
     outcome.unwrap_or_else(|| Err(FileError::changed()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_map_to_paths_as_s3_clients_download_them() {
+        let path = |key: &str| key_path(key).map(|p| String::from_utf8(p).unwrap());
+        assert_eq!(path("./x").unwrap(), "x");
+        assert_eq!(path("sub//y").unwrap(), "sub/y");
+        assert_eq!(path("x/.").unwrap(), "x");
+        assert_eq!(path("a/./b/c").unwrap(), "a/b/c");
+        for outside in ["/etc/passwd", "..", "a/../b", "a/.."] {
+            assert_eq!(path(outside), Err(KeyRefusal::Outside), "{outside}");
+        }
+        for unusable in [".", "./.", "a\0b"] {
+            assert!(
+                matches!(path(unusable), Err(KeyRefusal::Unusable(_))),
+                "{unusable:?}"
+            );
+        }
+    }
+}
