@@ -50,11 +50,32 @@ impl Root {
         &self.name
     }
 
-    /// Opens `relative` for reading without leaving the directory; EXDEV
-    /// ([`is_outside`]) where it would. A FIFO is opened without waiting
-    /// for a writer (reads then block as usual; callers that want regular
-    /// files only check the type of what they got).
+    /// Opens the regular file `relative` for reading without leaving the
+    /// directory; EXDEV ([`is_outside`]) where it would, EISDIR for a
+    /// directory, an error for anything else that is not a regular file: a
+    /// file named by data is never a FIFO or a device, even one swapped in
+    /// after its type was looked at, so no read of it can wait forever.
     pub fn open_file(&self, relative: &OsStr) -> io::Result<File> {
+        let file = self.open_any(relative)?;
+        let meta = file.metadata()?;
+        if meta.is_dir() {
+            return Err(Errno::ISDIR.into());
+        }
+        if !meta.is_file() {
+            return Err(io::Error::other("not a regular file"));
+        }
+        Ok(file)
+    }
+
+    /// The metadata of `relative` (beneath the directory), whatever it is,
+    /// from a descriptor opened without waiting and never read.
+    pub fn metadata(&self, relative: &OsStr) -> io::Result<std::fs::Metadata> {
+        self.open_any(relative)?.metadata()
+    }
+
+    /// Opens `relative` beneath the directory, whatever it is; a FIFO
+    /// without waiting for a writer.
+    fn open_any(&self, relative: &OsStr) -> io::Result<File> {
         // NONBLOCK: the open of a FIFO must not wait for a writer.
         let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
         let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
@@ -70,12 +91,6 @@ impl Root {
         let mode = rustix::fs::fcntl_getfl(&fd)?;
         rustix::fs::fcntl_setfl(&fd, mode - OFlags::NONBLOCK)?;
         Ok(File::from(fd))
-    }
-
-    /// The metadata of `relative` (beneath the directory), from the
-    /// descriptor [`open_file`](Root::open_file) gives.
-    pub fn metadata(&self, relative: &OsStr) -> io::Result<std::fs::Metadata> {
-        self.open_file(relative)?.metadata()
     }
 }
 
@@ -232,6 +247,10 @@ mod tests {
         let root = Root::open(tmp.path().join("root").as_os_str()).unwrap();
         let meta = root.metadata(OsStr::new("fifo")).unwrap();
         assert!(!meta.is_file());
+        let e = root.open_file(OsStr::new("fifo")).unwrap_err();
+        assert_eq!(e.to_string(), "not a regular file");
+        let e = root.open_file(OsStr::new("sub")).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(Errno::ISDIR.raw_os_error()));
         let e = Root::open(tmp.path().join("secret").as_os_str()).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(Errno::NOTDIR.raw_os_error()));
         assert!(Root::open(OsStr::new("/dev/null")).is_err());

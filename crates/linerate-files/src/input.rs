@@ -18,9 +18,9 @@ pub enum Input<'a> {
     Stdin,
     /// The file at this path (a regular file, a FIFO, a device...).
     Path(&'a OsStr),
-    /// The file at this relative path, never resolved outside the
+    /// The regular file at this relative path, never resolved outside the
     /// directory ([`Root`]): a name that came from data (a listing, a
-    /// manifest), not from the user.
+    /// manifest), not from the user. Opening anything else fails.
     Beneath(&'a Root, &'a OsStr),
 }
 

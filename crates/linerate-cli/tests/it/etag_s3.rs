@@ -767,7 +767,7 @@ fn verify_never_opens_a_path_outside_dir() {
     let (status, stdout, stderr) = verify(dir.path(), &["--verify=listing.json", "-v", "tree"]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 6, "{stdout}{stderr}");
-    assert_eq!(lines[0], "outside DIR: tree/abslink");
+    assert_eq!(lines[0], "outside DIR: tree/abslink", "{stdout}");
     assert!(lines[1].starts_with("matched: tree/in/a ("), "{stdout}");
     assert!(lines[2].starts_with("matched: tree/inlink ("), "{stdout}");
     assert_eq!(
@@ -776,7 +776,8 @@ fn verify_never_opens_a_path_outside_dir() {
             "outside DIR: tree/link",
             "outside DIR: tree/linkdir/secret",
             "linerate etag --verify: 2 matched, 0 changed, 0 missing, 0 extra, 0 cannot tell, 3 errors",
-        ]
+        ],
+        "{stdout}"
     );
     assert_eq!((status, stderr.as_str()), (Some(1), ""));
 }
