@@ -93,16 +93,19 @@ The report has a line per file that is not matched, in path order:
   error: PATH: REASON   listed but unreadable, or unreadable in the walk
 then a summary:
   linerate audit: 998 matched, 1 changed, 1 missing, 3 new, 0 errors
-(with ', N moved' before the errors when files moved).
+(with ', N moved' before the errors when files moved; paths outside DIR
+count as errors).
 A PATH holding a backslash, newline or carriage return is written with
 \\\\, \\n and \\r and its line starts with a backslash, as 'linerate sum'
 escapes names. A malformed MANIFEST line, and a line naming a path again,
 is reported on standard error with its line number and skipped.
 
 --json prints {\"matched\": N, \"changed\": [PATH...], \"missing\": [...],
-\"new\": [...], \"moved\": [{\"from\", \"to\"}...], \"errors\": [{\"path\", \"error\"}...], \"malformed_lines\":
-[{\"line\", \"error\"}...], \"non_utf8_paths\": [{\"path\", \"escaped\"}...],
-\"counts\": {...}, \"ok\": BOOL}. A path that is not UTF-8 is written with
+\"new\": [...], \"moved\": [{\"from\", \"to\"[, \"candidates\"]}...],
+\"errors\": [{\"path\", \"error\"}...] (\"outside DIR\" the error of a path
+outside DIR), \"malformed_lines\": [{\"line\", \"error\"}...],
+\"non_utf8_paths\": [{\"path\", \"escaped\"}...], \"counts\": {...},
+\"ok\": BOOL}. A path that is not UTF-8 is written with
 U+FFFD for its invalid bytes, and listed in non_utf8_paths with its exact
 form: invalid bytes as \\xHH, backslashes doubled.
 

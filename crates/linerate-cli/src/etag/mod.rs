@@ -130,8 +130,10 @@ Verify (a local tree against what S3 lists):
   dropped ('./x', 'sub//y' name x and sub/y). Symbolic links under DIR are
   followed only while they stay in it.
   then 'linerate etag --verify: N matched, N changed, N missing, N extra,
-  N cannot tell, N errors'. An object of LISTING that cannot be read is
-  said on stderr with its place and key, and the others are checked.
+  N cannot tell, N errors'. An object of LISTING that cannot be read (a
+  field given twice, an inventory row without every column its schema
+  names) is said on stderr with its place and key, and the others are
+  checked.
   --quiet prints the summary alone; --strict fails on extra files too.
 
 Only with --check (as md5sum's):
