@@ -174,9 +174,7 @@ fn push_line(out: &mut Vec<u8>, record: &Record, root_given: bool, console: &Con
     } else {
         path.strip_prefix(b"./").unwrap_or(path)
     };
-    let quoted = path
-        .iter()
-        .any(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f);
+    let quoted = crate::audit::report::needs_quoting(path);
     let escaped = !quoted && escape::needs_escape(path);
     if escaped {
         out.push(b'\\');

@@ -943,3 +943,24 @@ fn moves_prefer_the_same_name_then_the_same_directory() {
         json.stdout_text()
     );
 }
+
+/// A manifest from elsewhere naming a path with an escape sequence: the
+/// report quotes it (as diagnostics quote names), nothing reaches the
+/// terminal raw.
+#[test]
+fn names_with_control_bytes_are_quoted() {
+    let tmp = scratch();
+    put(tmp.path(), b"tree/a", b"a");
+    fs::write(
+        tmp.path().join("m.md5"),
+        b"0cc175b9c0f1b6a831c399e269772661  a\n0cc175b9c0f1b6a831c399e269772661  e\x1b[2Jx\n",
+    )
+    .unwrap();
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert!(!out.stdout.contains(&0x1b), "{}", out.stdout_text());
+    assert_report(
+        &out,
+        format!("missing: 'e'$'\\033''[2Jx'\n{}", summary(1, 0, 1, 0, 0)),
+        1,
+    );
+}
