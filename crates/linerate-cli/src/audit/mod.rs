@@ -97,8 +97,10 @@ then a summary:
 count as errors).
 A PATH holding a backslash, newline or carriage return is written with
 \\\\, \\n and \\r and its line starts with a backslash, as 'linerate sum'
-escapes names. A malformed MANIFEST line, and a line naming a path again,
-is reported on standard error with its line number and skipped.
+escapes names; one holding another control character (an escape sequence)
+is quoted as error messages quote names: 'e'$'\\033''[2J'. A malformed
+MANIFEST line, and a line naming a path again, is reported on standard
+error with its line number and skipped.
 
 --json prints {\"matched\": N, \"changed\": [PATH...], \"missing\": [...],
 \"new\": [...], \"moved\": [{\"from\", \"to\"[, \"candidates\"]}...],
