@@ -908,3 +908,92 @@ fn verify_refuses_short_rows_and_repeated_fields() {
     );
     assert_eq!(status, Some(1));
 }
+
+/// A child process killed (and reaped) when dropped, a failed assertion
+/// included.
+struct KilledOnDrop(Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        self.0.kill().ok();
+        self.0.wait().ok();
+    }
+}
+
+/// `nobody` swaps a link out of DIR and a decoy file in turn under one
+/// name while the listing is verified again and again: whatever moment
+/// the swap comes, the secret's size or ETag is never reported (the file
+/// is opened beneath DIR once and read from that descriptor).
+#[test]
+fn verify_of_a_name_swapped_for_a_link_learns_nothing() {
+    let dir = scratch();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(&tree).expect("mkdir");
+    std::fs::write(tree.join("decoy"), b"decoy").expect("write");
+    std::fs::write(tree.join("x"), b"decoy").expect("write");
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, b"root's secret").expect("write");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let _ = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(&tree)
+        .status();
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    let setpriv = Path::new("/usr/bin/setpriv");
+    // Renames are atomic: `x` is always the decoy or the link.
+    let script = "i=0; while [ $i -lt 20000 ]; do \
+                  ln -s ../secret l.$$ && mv -T l.$$ x; \
+                  cp decoy f.$$ && mv -T f.$$ x; i=$((i+1)); done";
+    let mut swapper = if root && setpriv.exists() {
+        let mut c = Command::new(setpriv);
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "sh",
+            "-c",
+            script,
+        ]);
+        c
+    } else {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
+    };
+    let swapper = KilledOnDrop(
+        swapper
+            .current_dir(&tree)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the swapper"),
+    );
+    let listing = r#"[{"Key": "x", "Size": 13, "ETag": "\"953bf3613517c8f241e906f3e1d30264\""}]"#;
+    std::fs::write(dir.path().join("listing.json"), listing).expect("write");
+    let mut seen = std::collections::BTreeSet::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while seen.len() < 2 && Instant::now() < deadline {
+        for _ in 0..20 {
+            let (_, stdout, _) = verify(dir.path(), &["--verify=listing.json", "-v", "tree"]);
+            // The swapper's half-made names may show as extra; x's line
+            // is one of the two, never a match or the secret's size.
+            let line = stdout
+                .lines()
+                .find(|l| l.contains("tree/x"))
+                .unwrap_or_default()
+                .to_string();
+            assert!(
+                line == "outside DIR: tree/x" || line == "changed: tree/x (size 5, listed 13)",
+                "{stdout}"
+            );
+            seen.insert(line);
+        }
+    }
+    drop(swapper);
+    // Both sides of the swap were met (else the race was not run).
+    assert_eq!(seen.len(), 2, "{seen:?}");
+}
