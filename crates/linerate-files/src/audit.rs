@@ -263,8 +263,8 @@ pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec
 }
 
 /// The record of a listed path from its entries' statuses: an error, a
-/// path outside or a missing file first; changed if any function differs (saying which,
-/// when there are several); else matched.
+/// path outside or a missing file first; changed if any function differs
+/// (saying which, when there are several); else matched.
 fn combine(
     entries: &[Entry],
     statuses: &[Option<Status>],
@@ -354,7 +354,7 @@ fn find_moves(
             .iter()
             .all(|&i| digests.get(&(k, entries[i].algorithm)) == Some(&entries[i].digest))
     };
-    let mut missing: Vec<usize> = missing;
+    let mut missing = missing;
     missing.sort_unstable_by(|&a, &b| records[a].path.cmp(&records[b].path));
     let mut taken = HashSet::new();
     let mut paired = HashSet::new();

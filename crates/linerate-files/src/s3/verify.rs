@@ -12,6 +12,12 @@
 //! common clients' sizes giving N parts; then every such value is computed
 //! with the size found. A part size that cannot be found tells nothing
 //! unless another value decides: "cannot tell".
+//!
+//! The listing comes from elsewhere, so its keys are names from data: each
+//! is mapped to a path as S3 clients download keys ([`key_path`]) and
+//! opened only beneath the directory ([`Root`]); a key that leads out of
+//! it, by `..`, `/` or a symbolic link, is [`Status::Outside`] and nothing
+//! is said about what lies there.
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::{OsStr, OsString};
@@ -140,7 +146,7 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
         if relative.is_empty() || relative.ends_with('/') {
             continue;
         }
-        let refused = |path: OsString, status: Status| Record {
+        let record = |path: OsString, status: Status| Record {
             path,
             key: Some(object.key.clone()),
             status,
@@ -148,12 +154,12 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
         let relative = match key_path(relative) {
             Ok(relative) => OsString::from_vec(relative),
             Err(KeyRefusal::Outside) => {
-                records.push(refused(join(root, relative.as_ref()), Status::Outside));
+                records.push(record(join(root, relative.as_ref()), Status::Outside));
                 continue;
             }
             Err(KeyRefusal::Unusable(why)) => {
                 let error = FileError::Open(std::io::Error::other(why));
-                records.push(refused(join(root, relative.as_ref()), Status::Error(error)));
+                records.push(record(join(root, relative.as_ref()), Status::Error(error)));
                 continue;
             }
         };
@@ -187,7 +193,7 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
             },
         };
         if let Some(status) = status {
-            records.push(refused(path, status));
+            records.push(record(path, status));
         }
     }
     check_whole_values(&mut cases, target, progress);
