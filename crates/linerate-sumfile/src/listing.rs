@@ -80,27 +80,20 @@ fn parse_json(text: &[u8]) -> Result<Listing, String> {
         let items: Vec<Json> = match document {
             Json::Array(items) => items,
             Json::Object(mut fields) => {
-                let named = |fields: &[(String, Json)], name: &str| {
-                    fields.iter().filter(|(n, _)| n == name).count()
-                };
-                match named(&fields, "Contents") {
-                    0 if named(&fields, "KeyCount") + named(&fields, "Name") > 0
-                        && named(&fields, "Key") == 0 =>
-                    {
-                        // A page with no objects.
-                        Vec::new()
-                    }
-                    0 => vec![Json::Object(fields)],
-                    1 => match fields.swap_remove(
-                        fields
-                            .iter()
-                            .position(|(n, _)| n == "Contents")
-                            .unwrap_or(0),
-                    ) {
-                        (_, Json::Array(items)) => items,
+                let named = |name: &str| fields.iter().filter(|(n, _)| n == name).count();
+                if named("Contents") > 1 {
+                    return Err("a page names 'Contents' twice: ambiguous".into());
+                }
+                let page = named("Key") == 0 && named("KeyCount") + named("Name") > 0;
+                match fields.iter().position(|(n, _)| n == "Contents") {
+                    Some(at) => match fields.swap_remove(at).1 {
+                        Json::Array(items) => items,
                         _ => return Err("'Contents' is not a list of objects".into()),
                     },
-                    _ => return Err("a page names 'Contents' twice: ambiguous".into()),
+                    // A page with no objects.
+                    None if page => Vec::new(),
+                    // One object alone.
+                    None => vec![Json::Object(fields)],
                 }
             }
             Json::Value(_) => {
