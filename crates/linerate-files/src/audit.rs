@@ -4,10 +4,14 @@
 //! 1. The directory is walked ([`tree::walk`]) for its regular files and
 //!    the errors met on the way, each under a lexical key
 //!    ([`paths::normalize`]) so that it meets the manifest's entry for it.
-//! 2. Each entry found by the walk is hashed; one the walk did not find is
-//!    `stat`ed first (it may be excluded, behind a symbolic link or outside
-//!    the directory): missing, something other than a regular file (never
-//!    opened, so a FIFO cannot hang the audit), or hashed like the others.
+//! 2. Every entry is opened beneath the directory ([`Root`]): a path that
+//!    leads out of it (`..`, an absolute path elsewhere, a symbolic link
+//!    out) is [`Status::Outside`], never read. Each entry found by the walk
+//!    is hashed; one the walk did not find is looked at first (it may be
+//!    excluded, or behind a symbolic link that stays inside): missing,
+//!    something other than a regular file (opened without waiting and
+//!    never read, so a FIFO cannot hang the audit), or hashed like the
+//!    others.
 //!    Hashing runs on several threads in the lanes engine
 //!    ([`whole::hash_in_order`]), one pass per function the manifest uses.
 //! 3. Files found but not listed are new, except the manifest itself; walk
@@ -18,7 +22,10 @@
 //!    if every function matches, and a changed one says which differ.
 //! 5. A missing path whose every listed digest a new file has moved there:
 //!    one `Moved` record instead of missing + new (new files are hashed
-//!    for this only when something is missing).
+//!    for this only when something is missing). Among several such files
+//!    the one with the same name is taken, else one in the same directory,
+//!    else the first in path order; the record says how many were equally
+//!    good when that is more than one.
 //!
 //! Records come back sorted by path, so the report does not depend on the
 //! walk's order, `-j` or the order of the manifest.
@@ -34,6 +41,7 @@ use linerate::cksum::{CksumValue, DigestAlgorithm};
 use linerate_sumfile::manifest::{Defect, Entry};
 use linerate_sumfile::paths;
 
+use crate::beneath::{Root, is_outside};
 use crate::tree::{self, Found, WalkOptions};
 use crate::{FileError, Input, Progress, strerror, whole};
 
@@ -49,10 +57,13 @@ pub enum Status {
     /// There, and not listed.
     New,
     /// Listed, not there, and found under this other path (not listed)
-    /// with every digest the manifest gives it.
-    Moved(Vec<u8>),
+    /// with every digest the manifest gives it; `candidates`: how many new
+    /// files were as good a match (more than one: the choice is a guess).
+    Moved { to: Vec<u8>, candidates: usize },
     /// Listed but unreadable, or met by the walk and unreadable: why.
     Error(String),
+    /// Listed, and the path leads out of the directory: never opened.
+    Outside,
 }
 
 /// One file's outcome, under its path relative to the audited directory
@@ -90,8 +101,8 @@ impl Counts {
                 Status::Changed => &mut counts.changed,
                 Status::Missing => &mut counts.missing,
                 Status::New => &mut counts.new,
-                Status::Moved(_) => &mut counts.moved,
-                Status::Error(_) => &mut counts.errors,
+                Status::Moved { .. } => &mut counts.moved,
+                Status::Error(_) | Status::Outside => &mut counts.errors,
             } += 1;
         }
         counts
@@ -114,8 +125,9 @@ impl Counts {
 
 /// What is audited and how.
 pub struct Target<'a> {
-    /// The directory the manifest's relative paths start from.
-    pub dir: &'a OsStr,
+    /// The directory the manifest's paths start from, open: every listed
+    /// file is opened beneath it.
+    pub root: &'a Root,
     pub walk: &'a WalkOptions,
     pub threads: usize,
     /// The manifest file, when it is one: never reported new.
@@ -151,25 +163,39 @@ pub fn manifest_roots(entries: &[Entry]) -> Option<Vec<OsString>> {
 
 /// Audits `entries` against `target`; the records sorted by path.
 pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec<Record> {
-    let dir = target.dir.as_bytes();
-    let walked = Walked::new(target.dir, target.roots, target.walk);
+    let root = target.root;
+    let dir = root.name().as_bytes();
+    let walked = Walked::new(root.name(), target.roots, target.walk);
+    let real_dir = fs::canonicalize(root.name()).ok();
+    let beneath: Vec<Option<OsString>> = entries
+        .iter()
+        .map(|e| beneath_name(real_dir.as_deref(), &e.name))
+        .collect();
     let keys: Vec<Vec<u8>> = entries
         .iter()
-        .map(|e| paths::locate(dir, &e.name))
+        .zip(&beneath)
+        .map(|(e, name)| match name {
+            Some(name) => paths::locate(dir, name.as_bytes()),
+            None => paths::locate(dir, &e.name),
+        })
         .collect();
     let mut statuses: Vec<Option<Status>> = vec![None; entries.len()];
     let mut queue = Queue::default();
     for (i, key) in keys.iter().enumerate() {
+        let Some(name) = &beneath[i] else {
+            statuses[i] = Some(Status::Outside);
+            continue;
+        };
         if walked.files.contains_key(key) {
-            queue.push(i, entries[i].algorithm, key);
+            queue.push(i, entries[i].algorithm, name);
         } else {
-            match unwalked(key) {
+            match unwalked(root, name) {
                 Some(status) => statuses[i] = Some(status),
-                None => queue.push(i, entries[i].algorithm, key),
+                None => queue.push(i, entries[i].algorithm, name),
             }
         }
     }
-    queue.hash(entries, target.threads, progress, &mut statuses);
+    queue.hash(entries, root, target.threads, progress, &mut statuses);
 
     let listed: HashSet<&[u8]> = keys.iter().map(Vec::as_slice).collect();
     // One record per listed path: a dual manifest lists a path once per
@@ -197,6 +223,8 @@ pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec
             new_files.push((key, shown));
         }
     }
+    // In path order, whatever the walk's: the moves found do not depend on it.
+    new_files.sort_unstable_by(|a, b| a.1.cmp(&b.1));
     let moves = find_moves(
         entries,
         &by_key,
@@ -205,10 +233,13 @@ pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec
         target.threads,
         progress,
     );
-    for &(record_index, new_index) in &moves {
-        records[record_index].status = Status::Moved(new_files[new_index].1.clone());
+    for &(record_index, new_index, candidates) in &moves {
+        records[record_index].status = Status::Moved {
+            to: new_files[new_index].1.clone(),
+            candidates,
+        };
     }
-    let moved_to: HashSet<usize> = moves.iter().map(|&(_, n)| n).collect();
+    let moved_to: HashSet<usize> = moves.iter().map(|&(_, n, _)| n).collect();
     for (i, (_, shown)) in new_files.into_iter().enumerate() {
         if !moved_to.contains(&i) {
             records.push(Record {
@@ -231,9 +262,9 @@ pub fn audit(entries: &[Entry], target: &Target, progress: &dyn Progress) -> Vec
     records
 }
 
-/// The record of a listed path from its entries' statuses: an error or a
-/// missing file first; changed if any function differs (saying which,
-/// when there are several); else matched.
+/// The record of a listed path from its entries' statuses: an error, a
+/// path outside or a missing file first; changed if any function differs
+/// (saying which, when there are several); else matched.
 fn combine(
     entries: &[Entry],
     statuses: &[Option<Status>],
@@ -251,6 +282,7 @@ fn combine(
     let status = all
         .iter()
         .find(|s| matches!(s, Status::Error(_)))
+        .or_else(|| all.iter().find(|s| **s == Status::Outside))
         .or_else(|| all.iter().find(|s| **s == Status::Missing))
         .or_else(|| all.iter().find(|s| **s == Status::Changed))
         .cloned()
@@ -280,8 +312,11 @@ fn combine(
 }
 
 /// Files that moved: each missing path whose every listed digest some new
-/// file (not listed) has, paired with the first such file: (index of the
-/// missing record, index of the new file). Only hashed when both exist.
+/// file (not listed) has: (index of the missing record, index of the new
+/// file, how many new files were as good a match). Pairs of the same file
+/// name are made first, then of the same directory, then any, each round
+/// in path order (new files come sorted by path). Only hashed when both
+/// missing and new files exist.
 fn find_moves(
     entries: &[Entry],
     by_key: &[(usize, Vec<usize>)],
@@ -289,7 +324,7 @@ fn find_moves(
     new_files: &[(Vec<u8>, Vec<u8>)],
     threads: usize,
     progress: &dyn Progress,
-) -> Vec<(usize, usize)> {
+) -> Vec<(usize, usize, usize)> {
     let missing: Vec<usize> = (0..records.len())
         .filter(|&r| records[r].status == Status::Missing)
         .collect();
@@ -313,22 +348,93 @@ fn find_moves(
             digests.insert((k, algorithm), digest);
         });
     }
+    let same_content = |r: usize, k: usize| {
+        by_key[r]
+            .1
+            .iter()
+            .all(|&i| digests.get(&(k, entries[i].algorithm)) == Some(&entries[i].digest))
+    };
+    let mut missing = missing;
+    missing.sort_unstable_by(|&a, &b| records[a].path.cmp(&records[b].path));
     let mut taken = HashSet::new();
+    let mut paired = HashSet::new();
     let mut moves = Vec::new();
-    for r in missing {
-        let members = &by_key[r].1;
-        let found = (0..new_files.len()).find(|k| {
-            !taken.contains(k)
-                && members
-                    .iter()
-                    .all(|&i| digests.get(&(*k, entries[i].algorithm)) == Some(&entries[i].digest))
-        });
-        if let Some(k) = found {
-            taken.insert(k);
-            moves.push((r, k));
+    for near in [Near::SameName, Near::SameDirectory, Near::Anywhere] {
+        for &r in &missing {
+            if paired.contains(&r) {
+                continue;
+            }
+            let from = &records[r].path;
+            let candidates: Vec<usize> = (0..new_files.len())
+                .filter(|&k| {
+                    !taken.contains(&k) && near.holds(from, &new_files[k].1) && same_content(r, k)
+                })
+                .collect();
+            if let Some(&k) = candidates.first() {
+                taken.insert(k);
+                paired.insert(r);
+                moves.push((r, k, candidates.len()));
+            }
         }
     }
     moves
+}
+
+/// How near a new file must be to a missing path to pair them, in the
+/// order pairs are made.
+#[derive(Clone, Copy)]
+enum Near {
+    SameName,
+    SameDirectory,
+    Anywhere,
+}
+
+impl Near {
+    fn holds(self, from: &[u8], to: &[u8]) -> bool {
+        match self {
+            Near::SameName => split_name(from).1 == split_name(to).1,
+            Near::SameDirectory => split_name(from).0 == split_name(to).0,
+            Near::Anywhere => true,
+        }
+    }
+}
+
+/// A path's directory (empty for none) and file name.
+fn split_name(path: &[u8]) -> (&[u8], &[u8]) {
+    let path = path.strip_suffix(b"/").unwrap_or(path);
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(at) => (&path[..at], &path[at + 1..]),
+        None => (&b""[..], path),
+    }
+}
+
+/// The name under the directory that a manifest's `name` opens beneath it
+/// (normalised), or `None` where it leads out: a `..` component, or an
+/// absolute path not under the directory (`real_dir`, its canonical path;
+/// one under it is made relative, so that a manifest of absolute paths
+/// audits with the directory, or `/`, given).
+fn beneath_name(real_dir: Option<&std::path::Path>, name: &[u8]) -> Option<OsString> {
+    let normalized = paths::normalize(name);
+    let relative = if normalized.first() == Some(&b'/') {
+        let dir = paths::normalize(real_dir?.as_os_str().as_bytes());
+        let rest = if dir == b"/" {
+            &normalized[1..]
+        } else {
+            normalized
+                .strip_prefix(dir.as_slice())?
+                .strip_prefix(b"/")?
+        };
+        if rest.is_empty() {
+            return None;
+        }
+        rest.to_vec()
+    } else {
+        normalized
+    };
+    if relative.split(|&b| b == b'/').any(|part| part == b"..") {
+        return None;
+    }
+    Some(OsString::from_vec(relative))
 }
 
 /// The digest of each of `inputs` that could be read, with `algorithm`:
@@ -424,11 +530,13 @@ impl Walked {
     }
 }
 
-/// The status of a listed file the walk did not find, from one `stat`;
-/// `None` if it is a regular file to hash.
-fn unwalked(key: &[u8]) -> Option<Status> {
-    match fs::metadata(openable(key)) {
+/// The status of a listed file the walk did not find, from its metadata
+/// (opened beneath the directory, never read); `None` if it is a regular
+/// file to hash.
+fn unwalked(root: &Root, name: &OsStr) -> Option<Status> {
+    match root.metadata(name) {
         Err(e) if is_missing(&e) => Some(Status::Missing),
+        Err(e) if is_outside(&e) => Some(Status::Outside),
         Err(e) => Some(Status::Error(reason(&e))),
         Ok(m) if m.is_file() => None,
         Ok(m) if m.is_dir() => Some(Status::Error("Is a directory".to_string())),
@@ -443,7 +551,7 @@ struct Queue {
 }
 
 impl Queue {
-    fn push(&mut self, entry: usize, algorithm: DigestAlgorithm, key: &[u8]) {
+    fn push(&mut self, entry: usize, algorithm: DigestAlgorithm, name: &OsStr) {
         let at = match self.groups.iter().position(|g| g.0 == algorithm) {
             Some(at) => at,
             None => {
@@ -453,13 +561,14 @@ impl Queue {
         };
         let group = &mut self.groups[at];
         group.1.push(entry);
-        group.2.push(openable(key));
+        group.2.push(name.to_owned());
     }
 
     /// Hashes every queued file, setting its entry's status.
     fn hash(
         &self,
         entries: &[Entry],
+        root: &Root,
         threads: usize,
         progress: &dyn Progress,
         statuses: &mut [Option<Status>],
@@ -469,13 +578,13 @@ impl Queue {
             let files = self.groups.iter().flat_map(|g| &g.2);
             let bytes = files
                 .clone()
-                .filter_map(|f| fs::metadata(f).ok())
+                .filter_map(|f| root.metadata(f).ok())
                 .filter(fs::Metadata::is_file)
                 .fold(0u64, |total, m| total.saturating_add(m.len()));
             progress.expect(bytes, files.count() as u64);
         }
         for (algorithm, indices, files) in &self.groups {
-            let inputs: Vec<Input<'_>> = files.iter().map(|f| Input::Path(f)).collect();
+            let inputs: Vec<Input<'_>> = files.iter().map(|f| Input::Beneath(root, f)).collect();
             digests_or_errors(&inputs, *algorithm, threads, progress, |k, result| {
                 // One outcome per file, in the order of `files`.
                 let i = indices[k];
@@ -490,6 +599,7 @@ fn verdict(entry: &Entry, result: Result<Vec<u8>, FileError>) -> Status {
         Ok(digest) if digest == entry.digest => Status::Matched,
         Ok(_) => Status::Changed,
         Err(e) if e.is_missing() || is_missing(e.io_error()) => Status::Missing,
+        Err(e) if is_outside(e.io_error()) => Status::Outside,
         Err(e) => Status::Error(reason(e.io_error())),
     }
 }
@@ -536,5 +646,36 @@ impl Identity {
     fn is(&self, key: &[u8]) -> bool {
         key.rsplit(|&b| b == b'/').next() == Some(self.name.as_slice())
             && fs::metadata(openable(key)).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn manifest_names_beneath_the_directory() {
+        let name = |dir: Option<&str>, name: &str| {
+            beneath_name(dir.map(Path::new), name.as_bytes())
+                .map(|n| n.to_string_lossy().into_owned())
+        };
+        assert_eq!(name(None, "./a//b").as_deref(), Some("a/b"));
+        assert_eq!(name(Some("/t"), "/t/a").as_deref(), Some("a"));
+        assert_eq!(name(Some("/"), "/etc/x").as_deref(), Some("etc/x"));
+        for outside in ["../a", "a/../../b", "/etc/x", "/tree/a", "/t", "/t/../x"] {
+            assert_eq!(name(Some("/t"), outside), None, "{outside}");
+        }
+        assert_eq!(name(None, "/t/a"), None);
+    }
+
+    #[test]
+    fn names_split_into_directory_and_file() {
+        assert_eq!(split_name(b"a/b/c"), (&b"a/b"[..], &b"c"[..]));
+        assert_eq!(split_name(b"c"), (&b""[..], &b"c"[..]));
+        assert!(Near::SameName.holds(b"old/e1", b"new/e1"));
+        assert!(!Near::SameName.holds(b"old/e1", b"new/e11"));
+        assert!(Near::SameDirectory.holds(b"d/f1", b"d/renamed"));
+        assert!(!Near::SameDirectory.holds(b"d/f1", b"e/f1"));
     }
 }

@@ -26,7 +26,7 @@ use crate::{FileError, Input, Progress};
 /// A regular file, or a part of one (an S3 part), opened on first read
 /// unless given open.
 struct FileSource<'a> {
-    path: &'a std::ffi::OsStr,
+    input: Input<'a>,
     /// Where the part starts in the file, and its length.
     start: u64,
     len: u64,
@@ -53,7 +53,10 @@ impl Source for FileSource<'_> {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            let file = File::open(self.path).map_err(|e| self.fail(FileError::Open(e)))?;
+            let file = self
+                .input
+                .open()
+                .map_err(|e| self.fail(FileError::Open(e)))?;
             *guard = Some(Arc::new(file));
         }
         let file = guard.as_ref().expect("opened above");
@@ -103,7 +106,7 @@ pub fn hash_in_order_gpu(
     let sources: Vec<FileSource> = jobs
         .iter()
         .map(|j| FileSource {
-            path: j.path,
+            input: j.input,
             start: 0,
             len: j.len,
             file_len: j.len,
@@ -191,7 +194,7 @@ pub fn etags_in_order_gpu(
         for k in 0..count {
             let start = (k * size).min(j.len);
             sources.push(FileSource {
-                path: j.path,
+                input: j.input,
                 start,
                 len: (j.len - start).min(size),
                 file_len: j.len,
@@ -208,7 +211,7 @@ pub fn etags_in_order_gpu(
     for files in (0..jobs.len()).collect::<Vec<_>>().chunks(group) {
         let parts = first_part[files[0]]..first_part[files[files.len() - 1] + 1];
         for &f in files {
-            if let Ok(file) = File::open(jobs[f].path) {
+            if let Ok(file) = jobs[f].input.open() {
                 let file = Arc::new(file);
                 for s in &sources[first_part[f]..first_part[f + 1]] {
                     *s.file.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(&file));

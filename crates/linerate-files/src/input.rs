@@ -1,9 +1,13 @@
-//! What is hashed: a named file, or this process's standard input.
+//! What is hashed: a named file, one named by data beneath a directory,
+//! or this process's standard input.
 
 use std::ffi::OsStr;
+use std::fs::{self, File};
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::beneath::Root;
 
 /// An input to hash. Which name (if any) means standard input is the
 /// caller's convention (`-` on linerate's command line); here a path is
@@ -14,6 +18,31 @@ pub enum Input<'a> {
     Stdin,
     /// The file at this path (a regular file, a FIFO, a device...).
     Path(&'a OsStr),
+    /// The regular file at this relative path, never resolved outside the
+    /// directory ([`Root`]): a name that came from data (a listing, a
+    /// manifest), not from the user. Opening anything else fails.
+    Beneath(&'a Root, &'a OsStr),
+}
+
+impl Input<'_> {
+    /// Opens the file for reading (not standard input: its readers take
+    /// [`stdin`]).
+    pub fn open(self) -> io::Result<File> {
+        match self {
+            Input::Stdin => Ok(File::from(io::stdin().as_fd().try_clone_to_owned()?)),
+            Input::Path(path) => File::open(path),
+            Input::Beneath(root, path) => root.open_file(path),
+        }
+    }
+
+    /// The file's metadata, symbolic links followed (where they may be).
+    pub fn metadata(self) -> io::Result<fs::Metadata> {
+        match self {
+            Input::Stdin => self.open()?.metadata(),
+            Input::Path(path) => fs::metadata(path),
+            Input::Beneath(root, path) => root.metadata(path),
+        }
+    }
 }
 
 /// Whether standard input can be read: an error (EBADF, "Bad file

@@ -32,6 +32,7 @@
 #![deny(unsafe_code)]
 
 pub mod audit;
+pub mod beneath;
 pub mod engine;
 mod error;
 #[cfg(feature = "cuda")]

@@ -3,7 +3,6 @@
 //! work like regular files. A regular file that ends elsewhere than its size
 //! at the open said changed while it was read ([`FileError::Changed`]).
 
-use std::fs::File;
 use std::io::{self, Read};
 
 use linerate::HashAlgorithm;
@@ -67,8 +66,8 @@ impl Reader {
                 self.absorb_reader(crate::stdin(), absorb, |n| progress.advance(n))
                     .map_err(FileError::Read)
             }
-            Input::Path(path) => {
-                let file = File::open(path).map_err(FileError::Open)?;
+            Input::Path(_) | Input::Beneath(..) => {
+                let file = input.open().map_err(FileError::Open)?;
                 let len = file
                     .metadata()
                     .ok()

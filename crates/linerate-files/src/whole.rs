@@ -18,8 +18,7 @@
 //! and its exit status, do not depend on the thread count. Memory: the
 //! engine's chunks in flight and one result per input.
 
-use std::ffi::OsStr;
-use std::fs::{self, File};
+use std::fs;
 use std::sync::Arc;
 
 use linerate::HashAlgorithm;
@@ -34,7 +33,7 @@ pub const WINDOW: usize = 4096;
 
 /// A regular file for the engine.
 pub(crate) struct Job<'a> {
-    pub(crate) path: &'a OsStr,
+    pub(crate) input: Input<'a>,
     /// Its size when it was `stat`ed: what it must still hold when read.
     pub(crate) len: u64,
 }
@@ -208,10 +207,7 @@ pub(crate) fn regular_jobs<'a>(inputs: &[Input<'a>]) -> (Vec<Job<'a>>, Vec<Optio
         .iter()
         .map(|input| {
             let len = regular_file_len(input)?;
-            let Input::Path(path) = *input else {
-                return None;
-            };
-            jobs.push(Job { path, len });
+            jobs.push(Job { input: *input, len });
             Some(jobs.len() - 1)
         })
         .collect();
@@ -228,7 +224,8 @@ pub fn regular_file_sizes(inputs: &[Input<'_>]) -> Vec<u64> {
 fn regular_file_len(input: &Input<'_>) -> Option<u64> {
     match input {
         Input::Stdin => None,
-        Input::Path(path) => fs::metadata(path)
+        Input::Path(_) | Input::Beneath(..) => input
+            .metadata()
             .ok()
             .filter(fs::Metadata::is_file)
             .map(|m| m.len()),
@@ -272,7 +269,7 @@ impl<T: Tag, F: Fn(usize) -> T + Send> Source<T> for Files<'_, F> {
         let &index = self.order.get(self.next)?;
         self.next += 1;
         let job = &self.jobs[index];
-        Some(match File::open(job.path) {
+        Some(match job.input.open() {
             Ok(file) => Item::Segment(Segment {
                 file: Arc::new(file),
                 offset: 0,
@@ -303,7 +300,7 @@ mod tests {
     fn lens(lens: &[u64]) -> Vec<Job<'static>> {
         lens.iter()
             .map(|&len| Job {
-                path: OsStr::new("x"),
+                input: Input::Path(std::ffi::OsStr::new("x")),
                 len,
             })
             .collect()

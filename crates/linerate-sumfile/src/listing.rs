@@ -14,12 +14,18 @@
 //!   inventory's `fileSchema`, given by the caller, or a first line naming
 //!   the columns), quoted fields, URL-encoded keys.
 //!
-//! An object that cannot be used (no key, a value that does not parse) is
-//! a [`Problem`] naming it; the others are read on.
+//! An object that cannot be used (no key, a value that does not parse, a
+//! field named twice, an inventory row without every column the schema
+//! names) is a [`Problem`] naming it; the others are read on. A key in a
+//! problem's place is quoted as diagnostics quote file names.
+
+use std::fmt;
 
 use crate::etag::Etag;
+use crate::quote::{Charset, quote};
 use crate::s3::{ChecksumType, S3Algorithm, S3Value};
-use serde_json::Value;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
 
 /// One object of a listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,22 +75,38 @@ pub fn parse(text: &[u8], schema: Option<&str>) -> Result<Listing, String> {
 fn parse_json(text: &[u8]) -> Result<Listing, String> {
     let mut listing = Listing::default();
     let mut index = 0usize;
-    for document in serde_json::Deserializer::from_slice(text).into_iter::<Value>() {
+    for document in serde_json::Deserializer::from_slice(text).into_iter::<Json>() {
         let document = document.map_err(|e| format!("not JSON as S3 lists objects: {e}"))?;
-        let items: Vec<Value> = match document {
-            Value::Array(items) => items,
-            Value::Object(mut map) => match map.remove("Contents") {
-                Some(Value::Array(items)) => items,
-                // A page with no objects.
-                None if map.contains_key("KeyCount") || map.contains_key("Name") => Vec::new(),
-                Some(_) => return Err("'Contents' is not a list of objects".into()),
-                None => vec![Value::Object(map)],
-            },
-            _ => return Err("not JSON as S3 lists objects (an object or a list)".into()),
+        let items: Vec<Json> = match document {
+            Json::Array(items) => items,
+            Json::Object(mut fields) => {
+                let named = |name: &str| fields.iter().filter(|(n, _)| n == name).count();
+                if named("Contents") > 1 {
+                    return Err("a page names 'Contents' twice: ambiguous".into());
+                }
+                let page = named("Key") == 0 && named("KeyCount") + named("Name") > 0;
+                match fields.iter().position(|(n, _)| n == "Contents") {
+                    Some(at) => match fields.swap_remove(at).1 {
+                        Json::Array(items) => items,
+                        _ => return Err("'Contents' is not a list of objects".into()),
+                    },
+                    // A page with no objects.
+                    None if page => Vec::new(),
+                    // One object alone.
+                    None => vec![Json::Object(fields)],
+                }
+            }
+            Json::Value(_) => {
+                return Err("not JSON as S3 lists objects (an object or a list)".into());
+            }
         };
         for item in items {
             index += 1;
-            match json_object(&item) {
+            let object = item
+                .into_value()
+                .map_err(|name| (None, format!("'{name}' given twice: ambiguous")))
+                .and_then(|item| json_object(&item));
+            match object {
                 Ok(object) => listing.objects.push(object),
                 Err((key, message)) => listing.problems.push(Problem {
                     place: place("object", index, key.as_deref()),
@@ -98,8 +120,117 @@ fn parse_json(text: &[u8]) -> Result<Listing, String> {
 
 fn place(what: &str, index: usize, key: Option<&str>) -> String {
     match key {
-        Some(key) => format!("{what} {index} ({key})"),
+        Some(key) => {
+            let quoted = quote(key.as_bytes(), Charset::from_env());
+            format!("{what} {index} ({})", String::from_utf8_lossy(&quoted))
+        }
         None => format!("{what} {index}"),
+    }
+}
+
+/// A JSON value as read, each object with every field in order (serde_json's
+/// map keeps only the last of two fields of one name, and an object that
+/// gives its `Key` twice is ambiguous).
+enum Json {
+    /// Anything but an array or an object.
+    Value(Value),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// The value, or the name of a field some object gives twice.
+    fn into_value(self) -> Result<Value, String> {
+        Ok(match self {
+            Json::Value(value) => value,
+            Json::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(Json::into_value)
+                    .collect::<Result<_, _>>()?,
+            ),
+            Json::Object(fields) => {
+                let mut map = Map::new();
+                for (name, value) in fields {
+                    if map.contains_key(&name) {
+                        return Err(name);
+                    }
+                    let value = value.into_value()?;
+                    map.insert(name, value);
+                }
+                Value::Object(map)
+            }
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Json, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Value(Value::Bool(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Value(Value::Number(v.into())))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Value(Value::Number(v.into())))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+        Ok(Json::Value(
+            Number::from_f64(v).map_or(Value::Null, Value::Number),
+        ))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::Value(Value::String(v.to_owned())))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::Value(Value::String(v)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Value(Value::Null))
+    }
+
+    fn visit_none<E>(self) -> Result<Json, E> {
+        Ok(Json::Value(Value::Null))
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json, D::Error> {
+        Json::deserialize(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut fields = Vec::new();
+        while let Some(field) = map.next_entry::<String, Json>()? {
+            fields.push(field);
+        }
+        Ok(Json::Object(fields))
     }
 }
 
@@ -188,12 +319,20 @@ fn parse_inventory(text: &[u8], schema: Option<&str>) -> Result<Listing, String>
             place: place("line", number + 1, key),
             message,
         };
-        let Some(key) = fields.get(key_at).map(|k| url_decode(k)) else {
-            listing
-                .problems
-                .push(problem(None, format!("{} fields, no Key", fields.len())));
+        let key = fields.get(key_at).map(|k| url_decode(k));
+        // A row must give every column the schema names (empty or not):
+        // one short of its ETag would be matched on its size alone.
+        if fields.len() != columns.len() {
+            let message = format!(
+                "{} fields where the schema names {} ({})",
+                fields.len(),
+                columns.len(),
+                columns.join(", ")
+            );
+            listing.problems.push(problem(key.as_deref(), message));
             continue;
-        };
+        }
+        let Some(key) = key else { continue };
         let field = |at: Option<usize>| at.and_then(|i| fields.get(i)).filter(|f| !f.is_empty());
         let size = match field(size_at).map(|s| s.parse::<u64>()) {
             None => None,
@@ -346,5 +485,51 @@ mod tests {
         let header = parse(b"Key,ETag\nk,\"\"\n", None).expect("header");
         assert_eq!(header.objects[0].key, "k");
         assert!(parse(b"a,b\n", Some("Bucket, Size")).is_err());
+    }
+
+    #[test]
+    fn rows_short_of_a_column_are_problems() {
+        let text = "\"b\",\"full\",\"1\",\"\",\"d41d8cd98f00b204e9800998ecf8427e\"\n\
+                    \"b\",\"short\",\"1\"\n\
+                    \"b\",\"long\",\"1\",\"\",\"\",\"x\"\n\
+                    \"b\"\n";
+        let listing = parse(text.as_bytes(), None).expect("inventory");
+        let keys: Vec<&str> = listing.objects.iter().map(|o| o.key.as_str()).collect();
+        assert_eq!(keys, ["full"]);
+        let places: Vec<&str> = listing.problems.iter().map(|p| p.place.as_str()).collect();
+        assert_eq!(places, ["line 2 (short)", "line 3 (long)", "line 4"]);
+        assert!(
+            listing.problems[0]
+                .message
+                .starts_with("3 fields where the schema names 5")
+        );
+    }
+
+    #[test]
+    fn a_field_given_twice_is_a_problem() {
+        let text = r#"[{"Key": "a", "Key": "b"}, {"Key": "c", "Size": 1, "Size": 2},
+                       {"Key": "d", "Checksum": {"ChecksumCRC32": "AAAAAQ==", "ChecksumCRC32": "AAAAAg=="}},
+                       {"Key": "e", "Size": 3}]"#;
+        let listing = parse(text.as_bytes(), None).expect("listing");
+        assert_eq!(listing.objects.len(), 1);
+        assert_eq!(listing.objects[0].key, "e");
+        let problems: Vec<(&str, &str)> = listing
+            .problems
+            .iter()
+            .map(|p| (p.place.as_str(), p.message.as_str()))
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                ("object 1", "'Key' given twice: ambiguous"),
+                ("object 2", "'Size' given twice: ambiguous"),
+                ("object 3", "'ChecksumCRC32' given twice: ambiguous"),
+            ]
+        );
+        let twice = r#"{"Contents": [], "Contents": [{"Key": "x"}]}"#;
+        assert!(parse(twice.as_bytes(), None).is_err());
+        // A key that needs quoting is quoted in its place.
+        let odd = parse(br#"[{"Key": "a\u0000b", "Size": "x"}]"#, None).expect("listing");
+        assert_eq!(odd.problems[0].place, "object 1 ('a'$'\\000''b')");
     }
 }

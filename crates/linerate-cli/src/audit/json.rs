@@ -7,7 +7,9 @@
 //!   "changed": ["a/b"],
 //!   "missing": ["c"],
 //!   "new": ["d", "e/f"],
-//!   "errors": [{"path": "g", "error": "Permission denied"}],
+//!   "moved": [{"from": "h", "to": "i/h"}, {"from": "j", "to": "k", "candidates": 2}],
+//!   "errors": [{"path": "g", "error": "Permission denied"},
+//!              {"path": "../x", "error": "outside DIR"}],
 //!   "malformed_lines": [{"line": 12, "error": "improperly formatted checksum line"},
 //!                       {"line": 14, "error": "duplicate of line 3", "path": "a/b"}],
 //!   "non_utf8_paths": [{"path": "caf\ufffd", "escaped": "caf\\xe9"}],
@@ -50,17 +52,25 @@ pub fn render(records: &[Record], defects: &[Defect], counts: &Counts, ok: bool)
     let new: Vec<String> = with(|s| *s == Status::New).map(|r| path(&r.path)).collect();
     let mut moved = Vec::new();
     for record in records {
-        if let Status::Moved(to) = &record.status {
+        if let Status::Moved { to, candidates } = &record.status {
             let (from, to) = (path(&record.path), path(to));
-            moved.push(format!("{{\"from\": {from}, \"to\": {to}}}"));
+            // An ambiguous move says among how many it was chosen.
+            let candidates = match candidates {
+                0 | 1 => String::new(),
+                n => format!(", \"candidates\": {n}"),
+            };
+            moved.push(format!("{{\"from\": {from}, \"to\": {to}{candidates}}}"));
         }
     }
     let mut errors = Vec::new();
     for record in records {
-        if let Status::Error(reason) = &record.status {
-            let p = path(&record.path);
-            errors.push(format!("{{\"path\": {p}, \"error\": {}}}", string(reason)));
-        }
+        let reason = match &record.status {
+            Status::Error(reason) => reason.as_str(),
+            Status::Outside => "outside DIR",
+            _ => continue,
+        };
+        let p = path(&record.path);
+        errors.push(format!("{{\"path\": {p}, \"error\": {}}}", string(reason)));
     }
     let mut malformed = Vec::new();
     for defect in defects {

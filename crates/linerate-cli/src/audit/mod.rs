@@ -23,6 +23,7 @@ pub mod report;
 
 use args::{Command, Options, UsageError};
 use linerate_files::audit::{self as compare, Counts, Target};
+use linerate_files::beneath::Root;
 use linerate_sumfile::manifest::{self, DefectKind, Manifest};
 
 use crate::sum::console::{Console, error_text};
@@ -43,8 +44,11 @@ name (a manifest of 'linerate sum -r photos/' audits photos, not the rest of
 the current directory), unless a path lies directly in it; give DIR ('.')
 to search all of DIR.
 
-MANIFEST's paths are relative to DIR (absolute ones are used as they are);
-they are compared after dropping './' and repeated '/'. Make the manifest
+MANIFEST's paths are relative to DIR; they are compared after dropping './'
+and repeated '/'. A path is opened only beneath DIR: one with '..', an
+absolute one not under DIR (give DIR, or '/', to audit absolute paths), or
+one behind a symbolic link that leads out of DIR (an absolute link counts)
+is reported 'outside DIR' and never read. Make the manifest
 from inside the tree, and audit it there or elsewhere:
   cd tree && linerate sum -r . > ../tree.md5
   linerate audit ../tree.md5               (in tree)
@@ -80,29 +84,39 @@ The report has a line per file that is not matched, in path order:
                         functions listed: '(SHA256 differs, MD5 matches)')
   missing: PATH         listed, and not there
   moved: PATH -> NEW    listed, not there, and NEW (not listed) has every
-                        digest MANIFEST gives PATH
+                        digest MANIFEST gives PATH; a NEW of the same name
+                        is preferred, then one in the same directory, then
+                        the first in path order, and '(ambiguous: N
+                        candidates)' follows when N were as good
+  outside DIR: PATH     listed, and leads out of DIR: never opened
   new: PATH             there, and not listed (MANIFEST itself never is)
   error: PATH: REASON   listed but unreadable, or unreadable in the walk
 then a summary:
   linerate audit: 998 matched, 1 changed, 1 missing, 3 new, 0 errors
-(with ', N moved' before the errors when files moved).
+(with ', N moved' before the errors when files moved; paths outside DIR
+count as errors).
 A PATH holding a backslash, newline or carriage return is written with
 \\\\, \\n and \\r and its line starts with a backslash, as 'linerate sum'
-escapes names. A malformed MANIFEST line, and a line naming a path again,
-is reported on standard error with its line number and skipped.
+escapes names; one holding another control character (an escape sequence)
+is quoted as error messages quote names: 'e'$'\\033''[2J'. A malformed
+MANIFEST line, and a line naming a path again, is reported on standard
+error with its line number and skipped.
 
 --json prints {\"matched\": N, \"changed\": [PATH...], \"missing\": [...],
-\"new\": [...], \"moved\": [{\"from\", \"to\"}...], \"errors\": [{\"path\", \"error\"}...], \"malformed_lines\":
-[{\"line\", \"error\"}...], \"non_utf8_paths\": [{\"path\", \"escaped\"}...],
-\"counts\": {...}, \"ok\": BOOL}. A path that is not UTF-8 is written with
+\"new\": [...], \"moved\": [{\"from\", \"to\"[, \"candidates\"]}...],
+\"errors\": [{\"path\", \"error\"}...] (\"outside DIR\" the error of a path
+outside DIR), \"malformed_lines\": [{\"line\", \"error\"}...],
+\"non_utf8_paths\": [{\"path\", \"escaped\"}...], \"counts\": {...},
+\"ok\": BOOL}. A path that is not UTF-8 is written with
 U+FFFD for its invalid bytes, and listed in non_utf8_paths with its exact
 form: invalid bytes as \\xHH, backslashes doubled.
 
 Exit status:
   0  nothing changed, missing, moved or unreadable, and MANIFEST is sound
      (new files alone do not fail the audit, unless --strict)
-  1  something changed, is missing, moved or could not be read, or
-     MANIFEST has malformed or repeated lines
+  1  something changed, is missing, moved, outside DIR or could not be
+     read, or MANIFEST has malformed or repeated lines, or no checksum
+     line at all
   2  a usage error, an unreadable MANIFEST, a DIR that is not a directory,
      or a failed write of the report
 
@@ -148,10 +162,15 @@ fn run(options: &Options) -> u8 {
     let Some(manifest) = read_manifest(&mut console, &options.manifest, label, options) else {
         return TROUBLE;
     };
-    if let Err(message) = check_dir(&options.dir) {
-        console.error_about(options.dir.as_bytes(), &message);
-        return TROUBLE;
-    }
+    // Every listed file is opened beneath DIR: DIR as a file or a device
+    // is a usage error, as it is for `etag --verify`.
+    let root = match Root::open(&options.dir) {
+        Ok(root) => root,
+        Err(e) => {
+            console.error_about(options.dir.as_bytes(), &error_text(&e));
+            return TROUBLE;
+        }
+    };
     for defect in &manifest.defects {
         let mut message = console.quote(label);
         message
@@ -162,11 +181,17 @@ fn run(options: &Options) -> u8 {
         }
         console.error(&message);
     }
+    // As md5sum -c fails on a list without one checksum line: an empty
+    // manifest (or one of comments) vouches for nothing.
+    let empty = manifest.entries.is_empty();
+    if empty {
+        console.error_about(label, b"no properly formatted checksum lines found");
+    }
     let roots = (!options.dir_given)
         .then(|| compare::manifest_roots(&manifest.entries))
         .flatten();
     let target = Target {
-        dir: &options.dir,
+        root: &root,
         walk: &options.walk,
         threads: options.threads,
         manifest: (!from_stdin).then_some(options.manifest.as_os_str()),
@@ -175,7 +200,7 @@ fn run(options: &Options) -> u8 {
     let progress = std::sync::Arc::clone(&console.progress);
     let records = compare::audit(&manifest.entries, &target, &*progress);
     let counts = Counts::of(&records, &manifest.defects);
-    let ok = counts.ok(options.strict);
+    let ok = counts.ok(options.strict) && !empty;
     if options.json {
         let text = json::render(&records, &manifest.defects, &counts, ok);
         console.print(text.as_bytes());
@@ -214,14 +239,5 @@ fn read_manifest(
             console.error_about(label, &error_text(&e));
             None
         }
-    }
-}
-
-/// DIR must be a directory (after symbolic links).
-fn check_dir(dir: &OsStr) -> Result<(), Vec<u8>> {
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(b"Not a directory".to_vec()),
-        Err(e) => Err(error_text(&e)),
     }
 }

@@ -12,6 +12,7 @@ use super::args::Detail;
 use crate::sum::console::Console;
 use linerate_files::audit::{Counts, Record, Status};
 use linerate_sumfile::escape;
+use linerate_sumfile::quote::{self, Charset};
 
 /// The word a report line starts with.
 pub fn label(status: &Status) -> &'static str {
@@ -20,8 +21,9 @@ pub fn label(status: &Status) -> &'static str {
         Status::Changed => "changed",
         Status::Missing => "missing",
         Status::New => "new",
-        Status::Moved(_) => "moved",
+        Status::Moved { .. } => "moved",
         Status::Error(_) => "error",
+        Status::Outside => "outside DIR",
     }
 }
 
@@ -42,34 +44,48 @@ pub fn print(console: &mut Console, records: &[Record], counts: &Counts, detail:
     console.print(summary(counts).as_bytes());
 }
 
+/// Whether `name` holds a control character that md5sum's escaping leaves
+/// raw (a NUL, an escape sequence...; not a tab): such a name, from a
+/// manifest or a listing made elsewhere, is quoted as diagnostics quote
+/// names (`'a'$'\\033''[2J'`), so that nothing reaches a terminal raw.
+pub fn needs_quoting(name: &[u8]) -> bool {
+    name.iter()
+        .any(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+}
+
 /// Appends the report line of `record`, newline included.
 pub fn push_line(out: &mut Vec<u8>, record: &Record) {
     let moved_to: &[u8] = match &record.status {
-        Status::Moved(to) => to,
+        Status::Moved { to, .. } => to,
         _ => b"",
     };
-    let escaped = escape::needs_escape(&record.path) || escape::needs_escape(moved_to);
+    let quoted = needs_quoting(&record.path) || needs_quoting(moved_to);
+    let escaped = !quoted && (escape::needs_escape(&record.path) || escape::needs_escape(moved_to));
+    let push_name = |out: &mut Vec<u8>, name: &[u8]| {
+        if quoted {
+            out.extend_from_slice(&quote::quote(name, Charset::from_env()));
+        } else if escaped {
+            escape::push_escaped(out, name);
+        } else {
+            out.extend_from_slice(name);
+        }
+    };
     if escaped {
         out.push(b'\\');
     }
     out.extend_from_slice(label(&record.status).as_bytes());
     out.extend_from_slice(b": ");
-    if escaped {
-        escape::push_escaped(out, &record.path);
-    } else {
-        out.extend_from_slice(&record.path);
-    }
+    push_name(out, &record.path);
     match &record.status {
         Status::Error(reason) => {
             out.extend_from_slice(b": ");
             out.extend_from_slice(reason.as_bytes());
         }
-        Status::Moved(to) => {
+        Status::Moved { to, candidates } => {
             out.extend_from_slice(b" -> ");
-            if escaped {
-                escape::push_escaped(out, to);
-            } else {
-                out.extend_from_slice(to);
+            push_name(out, to);
+            if *candidates > 1 {
+                out.extend_from_slice(format!(" (ambiguous: {candidates} candidates)").as_bytes());
             }
         }
         _ => {}
@@ -129,6 +145,11 @@ mod tests {
         assert_eq!(line(b"a\nb", Status::New), b"\\new: a\\nb\n");
         assert_eq!(line(b"a\\b", Status::Missing), b"\\missing: a\\\\b\n");
         assert_eq!(line(b"\xff", Status::Matched), b"matched: \xff\n");
+        assert_eq!(line(b"a\tb", Status::Missing), b"missing: a\tb\n");
+        assert_eq!(
+            line(b"e\x1b[2J\n", Status::Missing),
+            b"missing: 'e'$'\\033''[2J'$'\\n'\n"
+        );
         assert_eq!(
             line(b"d", Status::Error("Permission denied".to_string())),
             b"error: d: Permission denied\n"

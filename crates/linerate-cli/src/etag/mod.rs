@@ -122,10 +122,18 @@ Verify (a local tree against what S3 lists):
     extra: PATH                under DIR, and not listed (LISTING never is)
     cannot tell: PATH (WHY)    no part size reproduces its ETag, and no
                                other listed value decides
-    error: PATH: REASON        unreadable
+    outside DIR: PATH          its key leads out of DIR ('..', a leading
+                               '/', a symbolic link out): never opened
+    error: PATH: REASON        unreadable, or a key that names no file
+                               (a NUL byte, '.')
+  Keys map to paths as S3 clients download them: empty and '.' segments
+  dropped ('./x', 'sub//y' name x and sub/y). Symbolic links under DIR are
+  followed only while they stay in it.
   then 'linerate etag --verify: N matched, N changed, N missing, N extra,
-  N cannot tell, N errors'. An object of LISTING that cannot be read is
-  said on stderr with its place and key, and the others are checked.
+  N cannot tell, N errors'. An object of LISTING that cannot be read (a
+  field given twice, an inventory row without every column its schema
+  names) is said on stderr with its place and key, and the others are
+  checked.
   --quiet prints the summary alone; --strict fails on extra files too.
 
 Only with --check (as md5sum's):
@@ -149,7 +157,7 @@ Exit status: 0 if every file was read (and matched or checked OK), 1 if a
 file could not be read, a search found no part size, or a check failed
 (--verify: anything changed, missing, untold, unreadable or unlisted in
 LISTING; extra files only with --strict), 2 for a usage error (bad option,
-SIZE or ETAG).
+SIZE or ETAG, or a DIR that is not a directory).
 
 ETags are MD5-based and the CRCs are not cryptographic: they detect
 accidental corruption, not tampering. Anyone can make two different files
@@ -214,7 +222,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         }
         Mode::Verify(listing) => {
             let mut console = Console::new(Progress::new(|| None));
-            let ok = verify::run(
+            let outcome = verify::run(
                 &mut console,
                 &listing,
                 options.files.first().map(|d| d.as_os_str()),
@@ -222,7 +230,11 @@ pub fn main(args: &[OsString]) -> ExitCode {
                 threads,
                 options.max_work,
             );
-            console.finish(ok)
+            let written = console.finish(outcome == verify::Outcome::Passed);
+            if outcome == verify::Outcome::BadDir {
+                return ExitCode::from(2);
+            }
+            written
         }
         Mode::Check => {
             let mut console = Console::new(Progress::new(|| None));

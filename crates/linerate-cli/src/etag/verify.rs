@@ -10,6 +10,7 @@ use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::sum::console::{Console, error_text};
+use linerate_files::beneath::Root;
 use linerate_files::s3::verify::{Record, Status, Target, verify};
 use linerate_files::tree::WalkOptions;
 use linerate_sumfile::escape;
@@ -36,8 +37,18 @@ struct Counts {
     errors: usize,
 }
 
-/// Verifies; true if nothing changed, is missing, cannot be told or read,
-/// and the listing was read whole (extra files fail only with --strict).
+/// How a verification ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing changed, is missing, outside, cannot be told or read, and
+    /// the listing was read whole (extra files fail only with --strict).
+    Passed,
+    Failed,
+    /// DIR is not a directory (said on stderr): a usage error.
+    BadDir,
+}
+
+/// Verifies the files under DIR against the listing.
 pub fn run(
     console: &mut Console,
     listing_name: &OsStr,
@@ -45,29 +56,38 @@ pub fn run(
     options: &VerifyOptions,
     threads: usize,
     max_work: Option<u64>,
-) -> bool {
+) -> Outcome {
+    let root_given = root.is_some();
+    let root = root.unwrap_or(OsStr::new("."));
+    // Opened first, and every listed file beneath it: DIR as a file or a
+    // device is a usage error, not a tree of missing files.
+    let dir = match Root::open(root) {
+        Ok(dir) => dir,
+        Err(e) => {
+            console.error_about(root.as_bytes(), &error_text(&e));
+            return Outcome::BadDir;
+        }
+    };
     let text = match read_listing(listing_name) {
         Ok(text) => text,
         Err(e) => {
             console.error_about(listing_name.as_bytes(), &error_text(&e));
-            return false;
+            return Outcome::Failed;
         }
     };
     let listing = match listing::parse(&text, options.schema.as_deref()) {
         Ok(listing) => listing,
         Err(message) => {
             console.error_about(listing_name.as_bytes(), message.as_bytes());
-            return false;
+            return Outcome::Failed;
         }
     };
     for problem in &listing.problems {
         let detail = format!("{}: {}", problem.place, problem.message);
         console.error_about(listing_name.as_bytes(), detail.as_bytes());
     }
-    let root_given = root.is_some();
-    let root = root.unwrap_or(OsStr::new("."));
     let target = Target {
-        root,
+        root: &dir,
         prefix: &options.prefix,
         threads,
         max_work,
@@ -96,11 +116,11 @@ pub fn run(
             Status::Missing => counts.missing += 1,
             Status::Extra => counts.extra += 1,
             Status::CannotTell(_) => counts.cannot_tell += 1,
-            Status::Error(_) => counts.errors += 1,
+            Status::Error(_) | Status::Outside => counts.errors += 1,
         }
         if shown {
             line.clear();
-            push_line(&mut line, record, root_given);
+            push_line(&mut line, record, root_given, console);
             console.print(&line);
         }
     }
@@ -120,9 +140,14 @@ pub fn run(
         },
     );
     console.print(summary.as_bytes());
-    listing.problems.is_empty()
+    let passed = listing.problems.is_empty()
         && counts.changed + counts.missing + counts.cannot_tell + counts.errors == 0
-        && (!options.strict || counts.extra == 0)
+        && (!options.strict || counts.extra == 0);
+    if passed {
+        Outcome::Passed
+    } else {
+        Outcome::Failed
+    }
 }
 
 fn read_listing(name: &OsStr) -> std::io::Result<Vec<u8>> {
@@ -138,15 +163,19 @@ fn read_listing(name: &OsStr) -> std::io::Result<Vec<u8>> {
 
 /// `LABEL: PATH[ (DETAIL)]` or `error: PATH: REASON`, escaped as `linerate
 /// sum` escapes names; paths under the current directory without `./`
-/// when no DIR was given.
-fn push_line(out: &mut Vec<u8>, record: &Record, root_given: bool) {
+/// when no DIR was given. A path holding another control character (a
+/// NUL, an escape sequence: possible in a key, which need not be a file
+/// name) is quoted as diagnostics quote names (`'a'$'\000''b'`), so that
+/// nothing from the listing reaches the terminal raw.
+fn push_line(out: &mut Vec<u8>, record: &Record, root_given: bool, console: &Console) {
     let path: &[u8] = record.path.as_bytes();
     let path = if root_given {
         path
     } else {
         path.strip_prefix(b"./").unwrap_or(path)
     };
-    let escaped = escape::needs_escape(path);
+    let quoted = crate::audit::report::needs_quoting(path);
+    let escaped = !quoted && escape::needs_escape(path);
     if escaped {
         out.push(b'\\');
     }
@@ -156,6 +185,7 @@ fn push_line(out: &mut Vec<u8>, record: &Record, root_given: bool) {
         Status::Missing => ("missing", None),
         Status::Extra => ("extra", None),
         Status::CannotTell(why) => ("cannot tell", Some(why.clone())),
+        Status::Outside => ("outside DIR", None),
         Status::Error(e) => {
             let reason = String::from_utf8_lossy(&error_text(e.io_error())).into_owned();
             ("error", Some(reason))
@@ -163,7 +193,9 @@ fn push_line(out: &mut Vec<u8>, record: &Record, root_given: bool) {
     };
     out.extend_from_slice(label.as_bytes());
     out.extend_from_slice(b": ");
-    if escaped {
+    if quoted {
+        out.extend_from_slice(&console.quote(path));
+    } else if escaped {
         escape::push_escaped(out, path);
     } else {
         out.extend_from_slice(path);

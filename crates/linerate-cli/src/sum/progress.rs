@@ -158,6 +158,10 @@ impl linerate_files::Progress for Progress {
         let label = match input {
             Input::Stdin => "-".to_string(),
             Input::Path(path) => path.to_string_lossy().into_owned(),
+            Input::Beneath(root, path) => std::path::Path::new(root.name())
+                .join(path)
+                .to_string_lossy()
+                .into_owned(),
         };
         if let Some(run) = self.run_bar() {
             run.bar.set_message(label);

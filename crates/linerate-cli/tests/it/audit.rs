@@ -513,8 +513,10 @@ fn the_manifest_itself_is_not_new() {
     );
 }
 
+/// An absolute path outside DIR is never read (nothing is said of its
+/// content, changed or not); one under DIR is audited there.
 #[test]
-fn absolute_paths_are_used_as_they_are() {
+fn absolute_paths_outside_dir_are_not_read() {
     let Some(md5sum) = md5sum() else { return };
     let tmp = scratch();
     let tree = tmp.path().join("tree");
@@ -526,21 +528,18 @@ fn absolute_paths_are_used_as_they_are() {
         crate::support::run_program(md5sum.as_ref(), tmp.path(), &[&bytes(&outside)], None);
     manifest.extend_from_slice(&absolute.stdout);
     fs::write(tmp.path().join("m.md5"), &manifest).unwrap();
-    let out = audit(tmp.path(), &[b"-v", b"m.md5", b"tree"]);
-    let line = [&b"matched: "[..], &bytes(&outside), b"\n"].concat();
-    assert!(out.stdout.starts_with(&line), "{}", out.stdout_text());
-    assert!(out.stdout_text().ends_with(&summary(9, 0, 0, 0, 0)));
-    assert_eq!(out.status, Some(0));
-    fs::write(&outside, b"changed").unwrap();
-    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
     let expected = [
-        &b"changed: "[..],
+        &b"outside DIR: "[..],
         &bytes(&outside),
         b"\n",
-        summary(8, 1, 0, 0, 0).as_bytes(),
+        summary(8, 0, 0, 0, 1).as_bytes(),
     ]
     .concat();
-    assert_report(&out, expected, 1);
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_report(&out, &expected, 1);
+    fs::write(&outside, b"changed").unwrap();
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_report(&out, &expected, 1);
 }
 
 #[test]
@@ -626,9 +625,13 @@ fn usage_and_setup_errors_exit_2() {
     );
     assert_eq!(out.status, Some(2));
 
-    // An empty manifest lists nothing: every file is new, which passes.
+    // An empty manifest vouches for nothing: it fails, as md5sum -c does.
     let out = audit(tmp.path(), &[b"-q", b"m.md5", b"tree"]);
-    assert_report(&out, summary(0, 0, 0, 8, 0), 0);
+    assert_report(&out, summary(0, 0, 0, 8, 0), 1);
+    assert_eq!(
+        out.stderr_text(),
+        "linerate: m.md5: no properly formatted checksum lines found\n"
+    );
 
     let help = audit(tmp.path(), &[b"--help"]);
     assert_eq!(help.status, Some(0));
@@ -746,4 +749,218 @@ fn dual_manifests_per_function_and_moves() {
         "moved: a -> sub/a-moved\nlinerate audit: 2 matched, 0 changed, 0 missing, 0 new, 1 moved, 0 errors\n"
     );
     assert_eq!(out.status, Some(1));
+}
+
+/// Runs `program args` as `nobody` (setpriv) when we are root, else as
+/// ourselves; `false` (with a note) where root cannot drop privileges.
+fn as_nobody(cwd: &Path, program: &str, args: &[&[u8]]) -> bool {
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    let mut all: Vec<&[u8]> = Vec::new();
+    let setpriv = Path::new("/usr/bin/setpriv");
+    if root {
+        if !setpriv.exists() {
+            eprintln!("note: running as root without setpriv; the planted links are root's");
+        } else {
+            all.extend_from_slice(&[b"--reuid=65534", b"--regid=65534", b"--clear-groups"]);
+            all.push(program.as_bytes());
+        }
+    }
+    let runner = if all.is_empty() {
+        OsStr::new(program)
+    } else {
+        setpriv.as_os_str()
+    };
+    all.extend_from_slice(args);
+    let out = run_program(runner, cwd, &all, None);
+    if out.status != Some(0) {
+        eprintln!("note: {program} as nobody failed: {}", out.stderr_text());
+    }
+    out.status == Some(0)
+}
+
+/// A tree `tree/` owned by `nobody`, who plants links out of it (to root's
+/// 0600 `secret` beside it, and to the directory holding it) and one that
+/// stays inside; `secret`'s manifest line is then listed under the links'
+/// names. None of it may be opened: `outside DIR`, and nothing said of
+/// the secret's content.
+#[test]
+fn manifest_paths_never_leave_the_directory() {
+    let tmp = scratch();
+    let tree = tmp.path().join("tree");
+    put(&tree, b"in/a", b"inside");
+    let secret = tmp.path().join("secret");
+    fs::write(&secret, b"root's secret").unwrap();
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).unwrap();
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    // The tree is nobody's (where we may give it away), who plants the links.
+    let _ = std::process::Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(&tree)
+        .status();
+    let links: [(&[u8], &[u8]); 4] = [
+        (b"../secret", b"link"),
+        (b"..", b"linkdir"),
+        (b"in/a", b"inlink"),
+        (&bytes(&secret), b"abslink"),
+    ];
+    for (to, name) in links {
+        if !as_nobody(&tree, "ln", &[b"-s", to, name]) {
+            return;
+        }
+    }
+    let (a_md5, secret_md5) = (
+        "335cf4508dd597be4bfc9caa3e08b901",
+        "953bf3613517c8f241e906f3e1d30264",
+    );
+    let manifest = format!(
+        "{a_md5}  in/a\n{a_md5}  inlink\n{secret_md5}  link\n{secret_md5}  linkdir/secret\n\
+         {secret_md5}  abslink\n{secret_md5}  ../secret\n{secret_md5}  {}\n",
+        secret.display(),
+    );
+    fs::write(tmp.path().join("m.md5"), &manifest).unwrap();
+    let out = audit(tmp.path(), &[b"-v", b"m.md5", b"tree"]);
+    assert_report(
+        &out,
+        format!(
+            "outside DIR: ../secret\n\
+             outside DIR: {}\n\
+             outside DIR: abslink\n\
+             matched: in/a\n\
+             matched: inlink\n\
+             outside DIR: link\n\
+             outside DIR: linkdir/secret\n{}",
+            secret.display(),
+            summary(2, 0, 0, 0, 5)
+        ),
+        1,
+    );
+    let json = audit(tmp.path(), &[b"--json", b"m.md5", b"tree"]);
+    assert!(
+        json.stdout_text()
+            .contains("{\"path\": \"link\", \"error\": \"outside DIR\"}"),
+        "{}",
+        json.stdout_text()
+    );
+    // An absolute path under DIR is audited there.
+    let real = fs::canonicalize(tree.join("in/a")).unwrap();
+    fs::write(
+        tmp.path().join("abs.md5"),
+        format!("{a_md5}  {}\n", real.display()),
+    )
+    .unwrap();
+    let out = audit(tmp.path(), &[b"-q", b"abs.md5", b"tree"]);
+    assert_report(&out, summary(1, 0, 0, 0, 0), 0);
+}
+
+#[test]
+fn an_empty_manifest_fails_as_md5sum_c_does() {
+    let tmp = scratch();
+    put(tmp.path(), b"tree/a", b"a");
+    fs::write(tmp.path().join("comments.md5"), b"# nothing\n\n").unwrap();
+    for manifest in [&b"/dev/null"[..], b"comments.md5"] {
+        let out = audit(tmp.path(), &[manifest, b"tree"]);
+        assert_eq!(out.status, Some(1), "{}", out.stderr_text());
+        let name = String::from_utf8_lossy(manifest);
+        assert_eq!(
+            out.stderr_text(),
+            format!("linerate: {name}: no properly formatted checksum lines found\n")
+        );
+        assert_eq!(
+            out.stdout_text(),
+            format!("new: a\n{}", summary(0, 0, 0, 1, 0))
+        );
+    }
+}
+
+/// DIR that is no directory is a usage error (exit 2, one line naming it),
+/// as it is for `etag --verify`.
+#[test]
+fn a_dir_that_is_a_file_or_device_is_a_usage_error() {
+    let tmp = scratch();
+    put(tmp.path(), b"file", b"f");
+    fs::write(
+        tmp.path().join("m.md5"),
+        "0cc175b9c0f1b6a831c399e269772661  a\n",
+    )
+    .unwrap();
+    for dir in [&b"/dev/null"[..], b"file"] {
+        let out = audit(tmp.path(), &[b"m.md5", dir]);
+        assert_eq!(
+            (out.status, out.stdout_text(), out.stderr_text()),
+            (
+                Some(2),
+                String::new(),
+                format!(
+                    "linerate: {}: Not a directory\n",
+                    String::from_utf8_lossy(dir)
+                )
+            )
+        );
+    }
+}
+
+/// Moves pair files of one content by name first, then by directory, then
+/// in path order, and say when the choice was among several.
+#[test]
+fn moves_prefer_the_same_name_then_the_same_directory() {
+    let tmp = scratch();
+    let tree = tmp.path().join("tree");
+    put(&tree, b"old/e1", b"one");
+    put(&tree, b"d/f1", b"two");
+    put(&tree, b"old/z", b"three");
+    fs::write(tmp.path().join("m.md5"), linerate_manifest(&tree, &[])).unwrap();
+    fs::remove_dir_all(tree.join("old")).unwrap();
+    fs::remove_file(tree.join("d/f1")).unwrap();
+    // e1's content under its own name and under one sorted first.
+    put(&tree, b"new/a", b"one");
+    put(&tree, b"new/e1", b"one");
+    // f1's renamed in its directory, and a copy elsewhere sorted first.
+    put(&tree, b"a/other", b"two");
+    put(&tree, b"d/renamed", b"two");
+    // z's content twice, neither near it.
+    put(&tree, b"p/q", b"three");
+    put(&tree, b"r/s", b"three");
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert_report(
+        &out,
+        "new: a/other\n\
+         moved: d/f1 -> d/renamed\n\
+         new: new/a\n\
+         moved: old/e1 -> new/e1\n\
+         moved: old/z -> p/q (ambiguous: 2 candidates)\n\
+         new: r/s\n\
+         linerate audit: 0 matched, 0 changed, 0 missing, 3 new, 3 moved, 0 errors\n",
+        1,
+    );
+    let json = audit(tmp.path(), &[b"--json", b"m.md5", b"tree"]);
+    assert!(
+        json.stdout_text()
+            .contains("{\"from\": \"old/z\", \"to\": \"p/q\", \"candidates\": 2}"),
+        "{}",
+        json.stdout_text()
+    );
+}
+
+/// A manifest from elsewhere naming a path with an escape sequence: the
+/// report quotes it (as diagnostics quote names), nothing reaches the
+/// terminal raw.
+#[test]
+fn names_with_control_bytes_are_quoted() {
+    let tmp = scratch();
+    put(tmp.path(), b"tree/a", b"a");
+    fs::write(
+        tmp.path().join("m.md5"),
+        b"0cc175b9c0f1b6a831c399e269772661  a\n0cc175b9c0f1b6a831c399e269772661  e\x1b[2Jx\n",
+    )
+    .unwrap();
+    let out = audit(tmp.path(), &[b"m.md5", b"tree"]);
+    assert!(!out.stdout.contains(&0x1b), "{}", out.stdout_text());
+    assert_report(
+        &out,
+        format!("missing: 'e'$'\\033''[2Jx'\n{}", summary(1, 0, 1, 0, 0)),
+        1,
+    );
 }

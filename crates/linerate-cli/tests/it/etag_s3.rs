@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -636,7 +637,7 @@ fn a_listing_s_bad_objects_are_named_and_the_rest_verified() {
     assert_eq!(
         lines,
         [
-            "error: ../ok: the key leaves the directory ('..' or '/'): not read",
+            "outside DIR: ../ok",
             "changed: ten (20 parts cannot split 10 bytes)",
             "missing: ten2",
             "linerate etag --verify: 1 matched, 1 changed, 1 missing, 0 extra, 0 cannot tell, 1 error",
@@ -690,4 +691,309 @@ fn a_listing_s_bad_objects_are_named_and_the_rest_verified() {
         let (status, _, stderr) = verify(dir.path(), args);
         assert_eq!(status, Some(2), "{args:?}: {stderr}");
     }
+}
+
+/// Runs `program args` in `cwd` as `nobody` (setpriv) where we are root,
+/// else as ourselves; false (with a note) if it failed.
+fn as_nobody(cwd: &Path, program: &str, args: &[&str]) -> bool {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    let setpriv = Path::new("/usr/bin/setpriv");
+    let mut command = if root && setpriv.exists() {
+        let mut c = Command::new(setpriv);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", program]);
+        c
+    } else {
+        Command::new(program)
+    };
+    let out = command
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run as nobody");
+    if !out.status.success() {
+        eprintln!(
+            "note: {program} as nobody failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    out.status.success()
+}
+
+/// A tree of `nobody`'s with links planted out of it (to root's 0600
+/// file beside it, to the directory holding it, an absolute one) and one
+/// that stays inside: a listing naming the links learns nothing of the
+/// secret (no size, no match), each is `outside DIR`; the inside link
+/// verifies.
+#[test]
+fn verify_never_opens_a_path_outside_dir() {
+    let dir = scratch();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("in")).expect("mkdir");
+    std::fs::write(tree.join("in/a"), b"inside").expect("write");
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, b"root's secret").expect("write");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    // Given away where we may: the links are nobody's.
+    let _ = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(&tree)
+        .status();
+    let secret_name = secret.to_str().expect("UTF-8 path");
+    for (to, name) in [
+        ("../secret", "link"),
+        ("..", "linkdir"),
+        (secret_name, "abslink"),
+        ("in/a", "inlink"),
+    ] {
+        if !as_nobody(&tree, "ln", &["-s", to, name]) {
+            return;
+        }
+    }
+    // MD5 of "root's secret" and of "inside".
+    let secret_etag = r#""\"953bf3613517c8f241e906f3e1d30264\"""#;
+    let a_etag = r#""\"335cf4508dd597be4bfc9caa3e08b901\"""#;
+    let listing = format!(
+        r#"[{{"Key": "link", "Size": 13, "ETag": {secret_etag}}},
+            {{"Key": "linkdir/secret", "Size": 999}},
+            {{"Key": "abslink", "ETag": {secret_etag}}},
+            {{"Key": "in/a", "Size": 6, "ETag": {a_etag}}},
+            {{"Key": "inlink", "Size": 6, "ETag": {a_etag}}}]"#
+    );
+    std::fs::write(dir.path().join("listing.json"), listing).expect("write");
+    let (status, stdout, stderr) = verify(dir.path(), &["--verify=listing.json", "-v", "tree"]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 6, "{stdout}{stderr}");
+    assert_eq!(lines[0], "outside DIR: tree/abslink", "{stdout}");
+    assert!(lines[1].starts_with("matched: tree/in/a ("), "{stdout}");
+    assert!(lines[2].starts_with("matched: tree/inlink ("), "{stdout}");
+    assert_eq!(
+        lines[3..],
+        [
+            "outside DIR: tree/link",
+            "outside DIR: tree/linkdir/secret",
+            "linerate etag --verify: 2 matched, 0 changed, 0 missing, 0 extra, 0 cannot tell, 3 errors",
+        ],
+        "{stdout}"
+    );
+    assert_eq!((status, stderr.as_str()), (Some(1), ""));
+}
+
+/// Keys map to paths as S3 clients download them (`./a`, `sub//b`); the
+/// forms that cannot are refused, each named.
+#[test]
+fn verify_normalises_keys_and_refuses_what_names_no_file() {
+    let dir = scratch();
+    std::fs::create_dir_all(dir.path().join("sub")).expect("mkdir");
+    std::fs::write(dir.path().join("a"), b"data").expect("write");
+    std::fs::write(dir.path().join("sub/b"), b"data").expect("write");
+    let listing = r#"[{"Key": "./a", "Size": 4}, {"Key": "sub//b", "Size": 4}]"#;
+    std::fs::write(dir.path().join("listing.json"), listing).expect("write");
+    let (status, stdout, _) = verify(dir.path(), &["--verify=listing.json", "-v", "--strict"]);
+    assert_eq!(
+        stdout,
+        "matched: a (size)\nmatched: sub/b (size)\n\
+         linerate etag --verify: 2 matched, 0 changed, 0 missing, 0 extra, 0 cannot tell, 0 errors\n"
+    );
+    assert_eq!(status, Some(0));
+    let listing = r#"[{"Key": ".", "Size": 4}, {"Key": "/etc/passwd"},
+        {"Key": "x/../a", "Size": 4}, {"Key": "a", "Size": 4}, {"Key": "sub/b", "Size": 4}]"#;
+    std::fs::write(dir.path().join("listing.json"), listing).expect("write");
+    let (status, stdout, _) = verify(dir.path(), &["--verify=listing.json"]);
+    assert_eq!(
+        stdout,
+        "error: .: the key names the directory itself: not read\n\
+         outside DIR: /etc/passwd\n\
+         outside DIR: x/../a\n\
+         linerate etag --verify: 2 matched, 0 changed, 0 missing, 0 extra, 0 cannot tell, 3 errors\n"
+    );
+    assert_eq!(status, Some(1));
+}
+
+/// A key's NUL and escape bytes never reach the output raw: quoted as
+/// diagnostics quote names, on stdout and stderr.
+#[test]
+fn verify_quotes_keys_with_control_bytes() {
+    let dir = scratch();
+    std::fs::create_dir_all(dir.path().join("tree")).expect("mkdir");
+    let listing = r#"[{"Key": "a\u0000b", "Size": 1}, {"Key": "e\u001b[31mred", "Size": 1},
+        {"Key": "z\u0000", "Size": "bad"}]"#;
+    std::fs::write(dir.path().join("listing.json"), listing).expect("write");
+    let out = Command::new(LINERATE)
+        .args(["etag", "--verify=listing.json", "tree"])
+        .current_dir(dir.path())
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .expect("run linerate");
+    for stream in [&out.stdout, &out.stderr] {
+        assert!(
+            !stream.iter().any(|&b| b == 0 || b == 0x1b),
+            "{}",
+            String::from_utf8_lossy(stream)
+        );
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "error: 'tree/a'$'\\000''b': the key holds a NUL byte, which no file name can: not read\n\
+         missing: 'tree/e'$'\\033''[31mred'\n\
+         linerate etag --verify: 0 matched, 0 changed, 1 missing, 0 extra, 0 cannot tell, 1 error\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "linerate: listing.json: object 3 ('z'$'\\000'): bad size \"bad\"\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// DIR that is a file or a device is a usage error: one line, exit 2, as
+/// for `audit`.
+#[test]
+fn verify_of_a_dir_that_is_no_directory_is_a_usage_error() {
+    let dir = scratch();
+    std::fs::write(dir.path().join("file"), b"f").expect("write");
+    std::fs::write(dir.path().join("listing.json"), r#"[{"Key": "k"}]"#).expect("write");
+    for root in ["/dev/null", "file"] {
+        let (status, stdout, stderr) = verify(dir.path(), &["--verify=listing.json", root]);
+        assert_eq!(
+            (status, stdout.as_str(), stderr),
+            (Some(2), "", format!("linerate: {root}: Not a directory\n"))
+        );
+    }
+}
+
+/// An inventory row short of a column its schema names, and a JSON object
+/// naming a field twice, are refused with their place; the rest verified.
+#[test]
+fn verify_refuses_short_rows_and_repeated_fields() {
+    let dir = scratch();
+    std::fs::write(dir.path().join("ok"), b"data").expect("write");
+    std::fs::write(dir.path().join("short"), b"data").expect("write");
+    let csv = "\"b\",\"ok\",\"4\",\"2026-01-01T00:00:00.000Z\",\"8d777f385d3dfec8815d20f7496026dc\"\n\
+               \"b\",\"short\",\"4\"\n";
+    std::fs::write(dir.path().join("inventory.csv"), csv).expect("write");
+    let (status, stdout, stderr) = verify(dir.path(), &["--verify=inventory.csv"]);
+    assert_eq!(
+        stderr,
+        "linerate: inventory.csv: line 2 (short): 3 fields where the schema names 5 \
+         (Bucket, Key, Size, LastModifiedDate, ETag)\n"
+    );
+    assert!(
+        stdout.ends_with("1 matched, 0 changed, 0 missing, 1 extra, 0 cannot tell, 0 errors\n"),
+        "{stdout}"
+    );
+    assert_eq!(status, Some(1));
+    std::fs::write(dir.path().join("two.csv"), "short,4\n").expect("write");
+    let (status, _, stderr) = verify(
+        dir.path(),
+        &["--verify=two.csv", "--inventory-schema=Key, Size, ETag"],
+    );
+    assert_eq!(
+        stderr,
+        "linerate: two.csv: line 1 (short): 2 fields where the schema names 3 (Key, Size, ETag)\n"
+    );
+    assert_eq!(status, Some(1));
+    let json = r#"[{"Key": "ok", "Key": "short", "Size": 4}, {"Key": "ok", "Size": 4}]"#;
+    std::fs::write(dir.path().join("listing.json"), json).expect("write");
+    let (status, stdout, stderr) = verify(dir.path(), &["--verify=listing.json"]);
+    assert_eq!(
+        stderr,
+        "linerate: listing.json: object 1: 'Key' given twice: ambiguous\n"
+    );
+    assert!(
+        stdout.ends_with("1 matched, 0 changed, 0 missing, 3 extra, 0 cannot tell, 0 errors\n"),
+        "{stdout}"
+    );
+    assert_eq!(status, Some(1));
+}
+
+/// A child process killed (and reaped) when dropped, a failed assertion
+/// included.
+struct KilledOnDrop(Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        self.0.kill().ok();
+        self.0.wait().ok();
+    }
+}
+
+/// `nobody` swaps a link out of DIR and a decoy file in turn under one
+/// name while the listing is verified again and again: whatever moment
+/// the swap comes, the secret's size or ETag is never reported (the file
+/// is opened beneath DIR once and read from that descriptor).
+#[test]
+fn verify_of_a_name_swapped_for_a_link_learns_nothing() {
+    let dir = scratch();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(&tree).expect("mkdir");
+    std::fs::write(tree.join("decoy"), b"decoy").expect("write");
+    std::fs::write(tree.join("x"), b"decoy").expect("write");
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, b"root's secret").expect("write");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let _ = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(&tree)
+        .status();
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    let setpriv = Path::new("/usr/bin/setpriv");
+    // Renames are atomic: `x` is always the decoy or the link.
+    let script = "i=0; while [ $i -lt 20000 ]; do \
+                  ln -s ../secret l.$$ && mv -T l.$$ x; \
+                  cp decoy f.$$ && mv -T f.$$ x; i=$((i+1)); done";
+    let mut swapper = if root && setpriv.exists() {
+        let mut c = Command::new(setpriv);
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "sh",
+            "-c",
+            script,
+        ]);
+        c
+    } else {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
+    };
+    let swapper = KilledOnDrop(
+        swapper
+            .current_dir(&tree)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the swapper"),
+    );
+    let listing = r#"[{"Key": "x", "Size": 13, "ETag": "\"953bf3613517c8f241e906f3e1d30264\""}]"#;
+    std::fs::write(dir.path().join("listing.json"), listing).expect("write");
+    let mut seen = std::collections::BTreeSet::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while seen.len() < 2 && Instant::now() < deadline {
+        for _ in 0..20 {
+            let (_, stdout, _) = verify(dir.path(), &["--verify=listing.json", "-v", "tree"]);
+            // The swapper's half-made names may show as extra; x's line
+            // is one of the two, never a match or the secret's size.
+            let line = stdout
+                .lines()
+                .find(|l| l.contains("tree/x"))
+                .unwrap_or_default()
+                .to_string();
+            assert!(
+                line == "outside DIR: tree/x" || line == "changed: tree/x (size 5, listed 13)",
+                "{stdout}"
+            );
+            seen.insert(line);
+        }
+    }
+    drop(swapper);
+    // Both sides of the swap were met (else the race was not run).
+    assert_eq!(seen.len(), 2, "{seen:?}");
 }

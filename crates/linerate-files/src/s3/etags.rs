@@ -9,8 +9,7 @@
 //! directories, names that cannot be `stat`ed) is read by the calling
 //! thread when its turn comes ([`super::stream`]), as md5sum would.
 
-use std::ffi::OsStr;
-use std::fs::{self, File};
+use std::fs::File;
 use std::sync::Arc;
 
 use linerate::HashAlgorithm;
@@ -26,7 +25,7 @@ use crate::{FileError, Input, Progress};
 
 /// A regular file for the engine.
 struct Job<'a> {
-    path: &'a OsStr,
+    input: Input<'a>,
     /// Its size when it was `stat`ed: the bytes hashed.
     len: u64,
     layout: Layout,
@@ -83,13 +82,13 @@ pub fn checksums_in_order(
     let routes: Vec<Option<usize>> = inputs
         .iter()
         .map(|input| {
-            let Input::Path(path) = *input else {
+            if *input == Input::Stdin {
                 return None;
-            };
-            let meta = fs::metadata(path).ok()?;
+            }
+            let meta = input.metadata().ok()?;
             let len = meta.is_file().then_some(meta.len())?;
             jobs.push(Job {
-                path,
+                input: *input,
                 len,
                 layout: policy.layout(len),
             });
@@ -160,7 +159,7 @@ impl Source<PartTag> for Jobs<'_> {
         let job = self.jobs.get(index)?;
         let file = match &self.file {
             Some(file) => Arc::clone(file),
-            None => match File::open(job.path) {
+            None => match job.input.open() {
                 Ok(file) => Arc::clone(self.file.insert(Arc::new(file))),
                 Err(e) => {
                     self.next_job += 1;
@@ -282,8 +281,8 @@ impl<'a> Done<'a> {
                 // parts are hashed at once, in any order: bytes appended
                 // while an earlier part was still read came after that
                 // check. Only the size now, once every part is in, tells.
-                let unchanged = parts.is_none()
-                    || fs::metadata(job.path).is_ok_and(|meta| meta.len() == job.len);
+                let unchanged =
+                    parts.is_none() || job.input.metadata().is_ok_and(|meta| meta.len() == job.len);
                 if unchanged {
                     let upload = std::mem::replace(&mut **upload, Upload::new(self.request));
                     Ok(upload.finish(parts))
@@ -307,7 +306,7 @@ mod tests {
         let path = dir.path().join("grows");
         std::fs::write(&path, [7u8; 10]).expect("write");
         let jobs = [Job {
-            path: path.as_os_str(),
+            input: Input::Path(path.as_os_str()),
             len: 10,
             layout: Layout::Parts { size: 5, count: 2 },
         }];

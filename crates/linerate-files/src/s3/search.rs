@@ -18,7 +18,6 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io;
-use std::os::fd::AsFd;
 use std::sync::Arc;
 
 use linerate::HashAlgorithm;
@@ -138,10 +137,7 @@ impl Verdict {
 /// A regular file to search, or the error that says why it cannot be
 /// searched: standard input counts when it is redirected from a file.
 pub fn open_for_search(input: Input<'_>) -> io::Result<(Arc<File>, u64)> {
-    let file = match input {
-        Input::Stdin => File::from(io::stdin().as_fd().try_clone_to_owned()?),
-        Input::Path(path) => File::open(path)?,
-    };
+    let file = input.open()?;
     let meta = file.metadata()?;
     if meta.is_dir() {
         // EISDIR, as reading it would report.

@@ -29,11 +29,23 @@ pub fn search_checksum(
     max_work: Option<u64>,
     progress: &dyn Progress,
 ) -> Result<Verdict, FileError> {
+    search_checksum_of(Input::Path(path), len, target, threads, max_work, progress)
+}
+
+/// [`search_checksum`] for any input that names a regular file.
+pub fn search_checksum_of(
+    input: Input<'_>,
+    len: u64,
+    target: &S3Value,
+    threads: usize,
+    max_work: Option<u64>,
+    progress: &dyn Progress,
+) -> Result<Verdict, FileError> {
     let kind = target.parts.map(|_| ChecksumType::Composite);
     let request = Request::new(&[target.algorithm], kind)
         .map_err(|e| FileError::Read(std::io::Error::other(e)))?;
     let value_with = |policy: Policy| -> Result<S3Value, FileError> {
-        let inputs = [Input::Path(path)];
+        let inputs = [input];
         let mut outcome = None;
         checksums_in_order(&inputs, &policy, &request, threads, progress, |_, _, r| {
             outcome = Some(r);

@@ -41,7 +41,7 @@ pub fn checksums_of_input(
 ) -> Result<Vec<S3Value>, FileError> {
     let known = match input {
         Input::Stdin => stdin_len(),
-        Input::Path(_) => None,
+        Input::Path(_) | Input::Beneath(..) => None,
     };
     let mut splitter = match known.map(|len| policy.layout(len)) {
         Some(Layout::Plain) => Splitter::new(request, None, 0),

@@ -12,10 +12,15 @@
 //! common clients' sizes giving N parts; then every such value is computed
 //! with the size found. A part size that cannot be found tells nothing
 //! unless another value decides: "cannot tell".
+//!
+//! The listing comes from elsewhere, so its keys are names from data: each
+//! is mapped to a path as S3 clients download keys ([`key_path`]) and
+//! opened only beneath the directory ([`Root`]); a key that leads out of
+//! it, by `..`, `/` or a symbolic link, is [`Status::Outside`] and nothing
+//! is said about what lies there.
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::{OsStr, OsString};
-use std::fs;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use linerate_sumfile::listing::Object;
@@ -24,16 +29,18 @@ use super::checksums::Request;
 use super::etags::checksums_in_order;
 use super::layout::{Policy, sizes_giving};
 use super::search::{Found, Search, Verdict, open_for_search};
-use super::search_checksum::search_checksum;
+use super::search_checksum::search_checksum_of;
 use super::size::human;
 use super::{ChecksumType, Etag, S3Algorithm, S3Value};
+use crate::beneath::{Root, is_outside};
 use crate::tree::{self, WalkOptions};
 use crate::{FileError, Input, Progress};
 
 /// Where and how to verify.
 pub struct Target<'a> {
-    /// The directory the listing's keys are relative to.
-    pub root: &'a OsStr,
+    /// The directory the listing's keys are relative to, open: every
+    /// listed file is opened beneath it ([`Root`]).
+    pub root: &'a Root,
     /// Keys start with this; it is dropped to make a path under `root`.
     pub prefix: &'a str,
     pub threads: usize,
@@ -56,6 +63,9 @@ pub enum Status {
     Error(FileError),
     /// Under the directory, not listed.
     Extra,
+    /// The key names a path outside the directory (`..`, a leading `/`, or
+    /// a symbolic link leading out): never opened, nothing said about it.
+    Outside,
 }
 
 /// One line of the report.
@@ -72,10 +82,53 @@ pub struct Record {
 struct Case<'o> {
     object: &'o Object,
     path: OsString,
+    /// The path relative to the directory, as opened beneath it.
+    relative: OsString,
     len: u64,
     /// How the values checked so far matched.
     matched: Vec<String>,
     verdict: Option<Status>,
+}
+
+impl Case<'_> {
+    fn input<'a>(&'a self, target: &Target<'a>) -> Input<'a> {
+        Input::Beneath(target.root, &self.relative)
+    }
+}
+
+/// Why a key names no file under the directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRefusal {
+    /// A `..` component or a leading `/`.
+    Outside,
+    /// A NUL byte, or nothing left once empty and `.` segments are dropped.
+    Unusable(&'static str),
+}
+
+/// The path under the directory that `key` (the prefix dropped) names, as
+/// S3 clients map keys to files when they download (`aws s3 sync`,
+/// rclone, s5cmd): empty and `.` segments dropped, so `./x`, `sub//y` and
+/// `x/.` name `x`, `sub/y` and `x`. Refused: `..` segments and a leading
+/// `/` (outside), a NUL byte, and a key with no segment left (`.`).
+pub fn key_path(key: &str) -> Result<Vec<u8>, KeyRefusal> {
+    if key.starts_with('/') || key.split('/').any(|part| part == "..") {
+        return Err(KeyRefusal::Outside);
+    }
+    if key.contains('\0') {
+        return Err(KeyRefusal::Unusable(
+            "the key holds a NUL byte, which no file name can: not read",
+        ));
+    }
+    let parts: Vec<&str> = key
+        .split('/')
+        .filter(|part| !part.is_empty() && *part != ".")
+        .collect();
+    if parts.is_empty() {
+        return Err(KeyRefusal::Unusable(
+            "the key names the directory itself: not read",
+        ));
+    }
+    Ok(parts.join("/").into_bytes())
 }
 
 /// Checks `objects` against the files under `target.root`; the records
@@ -85,6 +138,7 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
     let mut records = Vec::new();
     let mut cases = Vec::new();
     let mut listed = HashSet::new();
+    let root = target.root.name();
     for object in objects {
         let Some(relative) = object.key.strip_prefix(target.prefix) else {
             continue;
@@ -92,22 +146,30 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
         if relative.is_empty() || relative.ends_with('/') {
             continue;
         }
-        let path = join(target.root, relative);
+        let record = |path: OsString, status: Status| Record {
+            path,
+            key: Some(object.key.clone()),
+            status,
+        };
+        let relative = match key_path(relative) {
+            Ok(relative) => OsString::from_vec(relative),
+            Err(KeyRefusal::Outside) => {
+                records.push(record(join(root, relative.as_ref()), Status::Outside));
+                continue;
+            }
+            Err(KeyRefusal::Unusable(why)) => {
+                let error = FileError::Open(std::io::Error::other(why));
+                records.push(record(join(root, relative.as_ref()), Status::Error(error)));
+                continue;
+            }
+        };
+        let path = join(root, &relative);
         listed.insert(path.clone());
-        // A key is a name under DIR: one that climbs out of it (`..`) or
-        // starts at the root is not read.
-        if relative.starts_with('/') || relative.split('/').any(|part| part == "..") {
-            records.push(Record {
-                path,
-                key: Some(object.key.clone()),
-                status: Status::Error(FileError::Open(std::io::Error::other(
-                    "the key leaves the directory ('..' or '/'): not read",
-                ))),
-            });
-            continue;
-        }
-        let status = match fs::metadata(&path) {
+        // Opened beneath the directory, and its type and size taken from
+        // that descriptor: a FIFO is never read, a link out never followed.
+        let status = match target.root.metadata(&relative) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Status::Missing),
+            Err(e) if is_outside(&e) => Some(Status::Outside),
             Err(e) => Some(Status::Error(FileError::Open(e))),
             Ok(meta) if !meta.is_file() => Some(Status::Error(FileError::Read(
                 std::io::Error::other("not a regular file"),
@@ -121,6 +183,7 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
                     cases.push(Case {
                         object,
                         path: path.clone(),
+                        relative,
                         len: meta.len(),
                         matched: Vec::new(),
                         verdict: None,
@@ -130,11 +193,7 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
             },
         };
         if let Some(status) = status {
-            records.push(Record {
-                path,
-                key: Some(object.key.clone()),
-                status,
-            });
+            records.push(record(path, status));
         }
     }
     check_whole_values(&mut cases, target, progress);
@@ -155,7 +214,7 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
             status,
         });
     }
-    tree::walk(target.root, &target.walk, &mut |found| match found {
+    tree::walk(root, &target.walk, &mut |found| match found {
         tree::Found::File(path) if !listed.contains(&path) => records.push(Record {
             path,
             key: None,
@@ -174,7 +233,7 @@ pub fn verify(objects: &[Object], target: &Target<'_>, progress: &dyn Progress) 
 }
 
 /// `root/relative`, as the walk writes the paths it finds.
-fn join(root: &OsStr, relative: &str) -> OsString {
+fn join(root: &OsStr, relative: &OsStr) -> OsString {
     let mut path = root.as_bytes().to_vec();
     if path.last() != Some(&b'/') {
         path.push(b'/');
@@ -233,10 +292,7 @@ fn check_whole_values(cases: &mut [Case<'_>], target: &Target<'_>, progress: &dy
         let Ok(request) = Request::new(&algorithms, None) else {
             continue;
         };
-        let inputs: Vec<Input<'_>> = members
-            .iter()
-            .map(|&i| Input::Path(&cases[i].path))
-            .collect();
+        let inputs: Vec<Input<'_>> = members.iter().map(|&i| cases[i].input(target)).collect();
         let mut outcomes = Vec::with_capacity(members.len());
         checksums_in_order(
             &inputs,
@@ -362,7 +418,7 @@ fn search_etag(
     target: &Target<'_>,
     progress: &dyn Progress,
 ) -> Result<Option<u64>, FileError> {
-    let input = Input::Path(&case.path);
+    let input = case.input(target);
     let (file, len) = open_for_search(input).map_err(FileError::Open)?;
     let mut search = Search {
         progress,
@@ -387,8 +443,8 @@ fn search_composite(
     target: &Target<'_>,
     progress: &dyn Progress,
 ) -> Result<Option<u64>, FileError> {
-    let verdict = search_checksum(
-        &case.path,
+    let verdict = search_checksum_of(
+        case.input(target),
         case.len,
         value,
         target.threads,
@@ -414,7 +470,7 @@ fn checksums_of(
         part_size: Some(part_size),
         ..Policy::default()
     };
-    let inputs = [Input::Path(&case.path)];
+    let inputs = [case.input(target)];
     let mut outcome = None;
     checksums_in_order(
         &inputs,
@@ -427,4 +483,27 @@ fn checksums_of(
         },
     );
     outcome.unwrap_or_else(|| Err(FileError::changed()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_map_to_paths_as_s3_clients_download_them() {
+        let path = |key: &str| key_path(key).map(|p| String::from_utf8(p).unwrap());
+        assert_eq!(path("./x").unwrap(), "x");
+        assert_eq!(path("sub//y").unwrap(), "sub/y");
+        assert_eq!(path("x/.").unwrap(), "x");
+        assert_eq!(path("a/./b/c").unwrap(), "a/b/c");
+        for outside in ["/etc/passwd", "..", "a/../b", "a/.."] {
+            assert_eq!(path(outside), Err(KeyRefusal::Outside), "{outside}");
+        }
+        for unusable in [".", "./.", "a\0b"] {
+            assert!(
+                matches!(path(unusable), Err(KeyRefusal::Unusable(_))),
+                "{unusable:?}"
+            );
+        }
+    }
 }
