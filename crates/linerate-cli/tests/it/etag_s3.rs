@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{Json, LINERATE, MIB, Rng, peer_missing, peers_python, repository, scratch};
+use crate::support::{
+    Json, LINERATE, MIB, Rng, dies_with_test, peer_missing, peers_python, repository, scratch,
+};
 
 const ACCESS: &str = "linerate-test";
 const SECRET: &str = "linerate-test-secret";
@@ -55,7 +57,7 @@ fn start_server(binary: &Path) -> Server {
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
-    let child = Command::new(binary)
+    let child = dies_with_test(&mut Command::new(binary))
         .env("ROOT_ACCESS_KEY", ACCESS)
         .env("ROOT_SECRET_KEY", SECRET)
         .args(["--port", &format!("127.0.0.1:{port}"), "posix"])
@@ -144,7 +146,7 @@ fn upload_all(
     listings: Option<&Path>,
 ) -> Json {
     let specs: Vec<String> = uploads.iter().map(|u| u.spec(dir)).collect();
-    let mut peer = Command::new(python)
+    let mut peer = dies_with_test(&mut Command::new(python))
         .arg(repository().join("scripts/s3_peer.py"))
         .args([&server.endpoint, "linerate-test"])
         .args(listings)

@@ -23,6 +23,28 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// Has a server or peer a test starts die with the thread that started
+/// it, and so with the test binary, SIGKILL included (the kernel's
+/// parent-death signal): nothing a test starts outlives it.
+pub fn dies_with_test(command: &mut Command) -> &mut Command {
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the child between fork and exec and calls
+    // only async-signal-safe functions (prctl, getppid, _exit).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before the signal was asked for.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
 /// The binary under test.
 pub const LINERATE: &str = env!("CARGO_BIN_EXE_linerate");
 
