@@ -9,6 +9,7 @@ mod changing;
 mod cksum;
 mod conventions;
 mod etag;
+mod etag_fifo;
 mod etag_s3;
 mod etag_search;
 mod mac_check;
