@@ -12,6 +12,7 @@ mod etag;
 mod etag_fifo;
 mod etag_s3;
 mod etag_search;
+mod help_options;
 mod mac_check;
 mod mac_errors;
 mod mac_hmac;
