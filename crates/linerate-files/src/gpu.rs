@@ -53,7 +53,8 @@ impl Source for FileSource<'_> {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            let file = File::open(self.path).map_err(|e| self.fail(FileError::Open(e)))?;
+            let file =
+                crate::read::open_regular(self.path).map_err(|e| self.fail(FileError::Open(e)))?;
             *guard = Some(Arc::new(file));
         }
         let file = guard.as_ref().expect("opened above");
@@ -208,7 +209,7 @@ pub fn etags_in_order_gpu(
     for files in (0..jobs.len()).collect::<Vec<_>>().chunks(group) {
         let parts = first_part[files[0]]..first_part[files[files.len() - 1] + 1];
         for &f in files {
-            if let Ok(file) = File::open(jobs[f].path) {
+            if let Ok(file) = crate::read::open_regular(jobs[f].path) {
                 let file = Arc::new(file);
                 for s in &sources[first_part[f]..first_part[f + 1]] {
                     *s.file.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(&file));

@@ -19,7 +19,7 @@
 //! engine's chunks in flight and one result per input.
 
 use std::ffi::OsStr;
-use std::fs::{self, File};
+use std::fs;
 use std::sync::Arc;
 
 use linerate::HashAlgorithm;
@@ -272,7 +272,8 @@ impl<T: Tag, F: Fn(usize) -> T + Send> Source<T> for Files<'_, F> {
         let &index = self.order.get(self.next)?;
         self.next += 1;
         let job = &self.jobs[index];
-        Some(match File::open(job.path) {
+        // Not waiting on what was swapped in since the stat.
+        Some(match crate::read::open_regular(job.path) {
             Ok(file) => Item::Segment(Segment {
                 file: Arc::new(file),
                 offset: 0,

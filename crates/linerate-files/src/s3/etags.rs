@@ -160,7 +160,8 @@ impl Source<PartTag> for Jobs<'_> {
         let job = self.jobs.get(index)?;
         let file = match &self.file {
             Some(file) => Arc::clone(file),
-            None => match File::open(job.path) {
+            // Not waiting on what was swapped in since the stat.
+            None => match crate::read::open_regular(job.path) {
                 Ok(file) => Arc::clone(self.file.insert(Arc::new(file))),
                 Err(e) => {
                     self.next_job += 1;

@@ -28,6 +28,7 @@ use super::assemble::Assembler;
 use super::layout::{AWS_PART_SIZE, S3_MAX_PART, aws_part_size, sizes_giving};
 use super::size::{GIB, MIB, exact, exact_and_human, human};
 use crate::engine::{self, Item, Segment, Source};
+use crate::read::open_without_waiting;
 use crate::{FileError, Input, Progress};
 
 /// The least work a search may do in its exhaustive phase by default...
@@ -138,16 +139,18 @@ impl Verdict {
 /// A regular file to search, or the error that says why it cannot be
 /// searched: standard input counts when it is redirected from a file.
 ///
-/// A path is opened non-blocking, so that a FIFO with no writer (which a
-/// plain open waits on for ever) or a device that waits for a carrier
-/// cannot hold the search; its type is then read from the descriptor
-/// itself, so nothing can be swapped in between the check and the reads.
+/// A path is opened without waiting ([`open_without_waiting`]), so that a
+/// FIFO with no writer (which a plain open waits on for ever) or a device
+/// cannot hold the search; its type is read from the descriptor itself.
 pub fn open_for_search(input: Input<'_>) -> io::Result<(Arc<File>, u64)> {
-    let file = match input {
-        Input::Stdin => File::from(io::stdin().as_fd().try_clone_to_owned()?),
-        Input::Path(path) => open_without_blocking(path)?,
+    let (file, meta) = match input {
+        Input::Stdin => {
+            let file = File::from(io::stdin().as_fd().try_clone_to_owned()?);
+            let meta = file.metadata()?;
+            (file, meta)
+        }
+        Input::Path(path) => open_without_waiting(path)?,
     };
-    let meta = file.metadata()?;
     if meta.is_dir() {
         // EISDIR, as reading it would report.
         return Err(io::Error::from_raw_os_error(21));
@@ -157,25 +160,7 @@ pub fn open_for_search(input: Input<'_>) -> io::Result<(Arc<File>, u64)> {
             "not a regular file (a search reads parts at many offsets)",
         ));
     }
-    if let Input::Path(_) = input {
-        // Reads of a regular file never wait; the flag goes all the same,
-        // so the descriptor is the ordinary one File::open gives. (Standard
-        // input's is shared with whoever gave it: left as it is.)
-        let flags = rustix::fs::fcntl_getfl(&file)?;
-        rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)?;
-    }
     Ok((Arc::new(file), meta.len()))
-}
-
-/// `path` opened for reading with `O_NONBLOCK` (and `O_NOCTTY`, so a
-/// terminal named by a list never becomes the controlling one).
-fn open_without_blocking(path: &std::ffi::OsStr) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(flags.bits() as i32)
-        .open(path)
 }
 
 /// Searches the part size that gives `target` for `file` of `len` bytes.
