@@ -34,6 +34,10 @@
 //!    `-a`'s function that follow, in that list and the next ones: after
 //!    `MD5-64 (a) = ...` under `-a md5`, an untagged line has 16 hex
 //!    digits. (For BLAKE2b, every untagged line's length is its digits'.)
+//! 7. An untagged line needs only its digest and a blank: cksum sets its
+//!    shortest line (md5sum's digest, a blank and a one-byte name) before
+//!    it knows the digest's length, so `HEX ` (an empty name, which then
+//!    cannot be opened) reads, where md5sum calls it malformed.
 
 use std::cell::Cell;
 
@@ -95,6 +99,11 @@ impl Dialect for CksumFamily {
             }
             other => Some(self.untagged_hex.get().unwrap_or(2 * other.digest_len())),
         }
+    }
+
+    fn untagged_min_len(&self, _hex_len: usize) -> usize {
+        // Rule 7: a blank and one byte, whatever the digest's length.
+        2
     }
 
     fn is_tagged(&self, s: &[u8]) -> bool {

@@ -712,11 +712,13 @@ fn check_cases(hex_of: &mut dyn FnMut(&str) -> String) -> Vec<CheckCase> {
     cases
 }
 
-/// ok, failed or malformed, from a `-c` run's output on one line.
+/// ok, failed, unreadable or malformed, from a `-c` run's output on one
+/// line.
 fn verdict_of(stdout: &[u8], stderr: &[u8]) -> &'static str {
     match stdout {
         b"a: OK\n" => "ok",
         b"a: FAILED\n" => "failed",
+        _ if stdout.ends_with(b": FAILED open or read\n") => "unreadable",
         b"" if String::from_utf8_lossy(stderr).contains("no properly formatted") => "malformed",
         _ => "unexpected",
     }
