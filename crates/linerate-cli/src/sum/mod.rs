@@ -148,10 +148,12 @@ or where binary is insignificant), and name for each FILE.
 With --tag, MD5-P/K lines are tagged MD5PK: 'MD5P16 (FILE) = HEX'.
 When checking, a BSD-style line is checked with the function its tag
 names (MD5, MD5P16, SHA256, BLAKE2b-256, ... as cksum writes them), so one
-file may mix them; other lines are checked with --algorithm's function. With -w, a malformed line is reported
-as an 'improperly formatted MD5 checksum line' (MD5P16 under -a md5p16).
+file may mix them; other lines are checked with --algorithm's function.
+With -w, a malformed line is reported as an 'improperly formatted MD5
+checksum line' (MD5P16 under -a md5p16).
 --algorithm, --also, --threads, --recursive, --follow, --exclude,
---files-from, --device and --null cannot be abbreviated; --threads applies to computing sums only.
+--files-from, --device and --null cannot be abbreviated; --threads applies
+to computing sums only.
 With -r, an unreadable directory, and with --follow a broken link or a
 loop, is reported on a line of its own and makes the exit status 1; the
 rest of the tree is still hashed. Names are printed as they are, escaped
