@@ -28,7 +28,7 @@ Commands:
   sum [OPTION]... [FILE]...   print or check MD5 or MD5-P/K sums (GNU md5sum compatible)
   cksum [-a TYPE] [OPTION]... [FILE]...
                               CRC, sysv, bsd, MD5, SHA-1/2, BLAKE2b and SM3 sums
-                              (GNU cksum 9.1 compatible; no --check yet)
+                              (GNU cksum 9.1 compatible, --check included)
   etag [--part-size SIZE | --checksum ALGS | --match ETAG | --check | --verify L] FILE...
                               S3 ETags and checksums of uploads, the part size
                               that reproduces one, a tree against S3's listing

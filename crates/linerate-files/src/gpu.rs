@@ -55,7 +55,7 @@ impl Source for FileSource<'_> {
         if guard.is_none() {
             let file = self
                 .input
-                .open()
+                .open_regular()
                 .map_err(|e| self.fail(FileError::Open(e)))?;
             *guard = Some(Arc::new(file));
         }
@@ -211,7 +211,7 @@ pub fn etags_in_order_gpu(
     for files in (0..jobs.len()).collect::<Vec<_>>().chunks(group) {
         let parts = first_part[files[0]]..first_part[files[files.len() - 1] + 1];
         for &f in files {
-            if let Ok(file) = jobs[f].input.open() {
+            if let Ok(file) = jobs[f].input.open_regular() {
                 let file = Arc::new(file);
                 for s in &sources[first_part[f]..first_part[f + 1]] {
                     *s.file.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(&file));

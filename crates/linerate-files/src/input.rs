@@ -8,6 +8,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::beneath::Root;
+use crate::read;
 
 /// An input to hash. Which name (if any) means standard input is the
 /// caller's convention (`-` on linerate's command line); here a path is
@@ -32,6 +33,30 @@ impl Input<'_> {
             Input::Stdin => Ok(File::from(io::stdin().as_fd().try_clone_to_owned()?)),
             Input::Path(path) => File::open(path),
             Input::Beneath(root, path) => root.open_file(path),
+        }
+    }
+
+    /// Opens the file without ever waiting in `open` (a FIFO with no
+    /// writer, a device waiting for a carrier), with its metadata read
+    /// from the descriptor itself ([`read::open_without_waiting`]).
+    pub fn open_without_waiting(self) -> io::Result<(File, fs::Metadata)> {
+        let file = match self {
+            Input::Path(path) => return read::open_without_waiting(path),
+            // Beneath a root only regular files open, never waiting.
+            Input::Stdin | Input::Beneath(..) => self.open()?,
+        };
+        let meta = file.metadata()?;
+        Ok((file, meta))
+    }
+
+    /// Opens a source whose size was taken beforehand (a whole file, an
+    /// upload's parts): anything but a regular file by now, a FIFO or
+    /// device swapped in after the `stat`, is an error, never a wait
+    /// ([`read::open_regular`]).
+    pub fn open_regular(self) -> io::Result<File> {
+        match self {
+            Input::Path(path) => read::open_regular(path),
+            Input::Stdin | Input::Beneath(..) => self.open(),
         }
     }
 

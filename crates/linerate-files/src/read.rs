@@ -3,7 +3,12 @@
 //! work like regular files. A regular file that ends elsewhere than its size
 //! at the open said changed while it was read ([`FileError::Changed`]).
 
+use std::ffi::OsStr;
+use std::fs::{File, Metadata};
 use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+
+use rustix::fs::OFlags;
 
 use linerate::HashAlgorithm;
 
@@ -12,6 +17,42 @@ use crate::{FileError, Input, Progress};
 /// Bytes read per `read` call: large enough to amortise system calls, small
 /// enough to stay in cache.
 pub const CHUNK: usize = 256 * 1024;
+
+/// Opens `path` for reading without ever waiting in `open`, and says what
+/// it opened: with `O_NONBLOCK` (a FIFO with no writer, or a device that
+/// waits for a carrier, would hold a plain open for ever) and `O_NOCTTY`,
+/// its type then read from the descriptor itself, so nothing swapped in
+/// after a check can be read instead. A regular file's descriptor gets its
+/// blocking mode back (reads of regular files never wait either way).
+pub fn open_without_waiting(path: &OsStr) -> io::Result<(File, Metadata)> {
+    let flags = OFlags::NONBLOCK | OFlags::NOCTTY;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() {
+        let flags = rustix::fs::fcntl_getfl(&file)?;
+        rustix::fs::fcntl_setfl(&file, flags - OFlags::NONBLOCK)?;
+    }
+    Ok((file, meta))
+}
+
+/// [`open_without_waiting`] for a source whose size was taken beforehand
+/// (a file a walk or `stat` found regular): anything but a regular file by
+/// the time it is opened is an error, EISDIR for a directory.
+pub fn open_regular(path: &OsStr) -> io::Result<File> {
+    let (file, meta) = open_without_waiting(path)?;
+    if meta.is_dir() {
+        return Err(io::Error::from_raw_os_error(
+            rustix::io::Errno::ISDIR.raw_os_error(),
+        ));
+    }
+    if !meta.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    Ok(file)
+}
 
 /// Reads inputs one after another through one reusable buffer.
 pub struct Reader {

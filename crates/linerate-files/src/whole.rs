@@ -269,7 +269,8 @@ impl<T: Tag, F: Fn(usize) -> T + Send> Source<T> for Files<'_, F> {
         let &index = self.order.get(self.next)?;
         self.next += 1;
         let job = &self.jobs[index];
-        Some(match job.input.open() {
+        // Not waiting on what was swapped in since the stat.
+        Some(match job.input.open_regular() {
             Ok(file) => Item::Segment(Segment {
                 file: Arc::new(file),
                 offset: 0,

@@ -46,6 +46,12 @@ pub trait Dialect {
     fn untagged_hex_len(&self, _s: &[u8]) -> Option<usize> {
         Some(self.hex_len())
     }
+    /// The fewest bytes an untagged line may have from its digest on, for a
+    /// digest of `hex_len` digits: md5sum's digest, a blank and a one-byte
+    /// name.
+    fn untagged_min_len(&self, hex_len: usize) -> usize {
+        hex_len + 2
+    }
     /// Whether `s` (the line after its leading blanks and backslash) is a
     /// BSD line; if so it is never read as an untagged one. md5sum's test:
     /// `s` starts with `MD5`.
@@ -215,12 +221,12 @@ fn parse_untagged<L: Dialect>(
     // The shortest untagged line: digest, one blank, a one-byte name.
     // md5sum's length check counts a second backslash as if it were needed.
     let hex_len = dialect.untagged_hex_len(&line[start..])?;
-    let min_len = hex_len + 2 + usize::from(byte_at(line, start) == b'\\');
+    let min_len = dialect.untagged_min_len(hex_len) + usize::from(byte_at(line, start) == b'\\');
     if line.len() - start < min_len {
         return None;
     }
     let mut i = start + hex_len;
-    if !is_blank(line[i]) {
+    if !is_blank(byte_at(line, i)) {
         return None;
     }
     let digest = dialect.decode(&line[start..i])?;

@@ -93,15 +93,20 @@ const LONG: &[LongOption<Flag>] = &[
     long("status", Flag::Status),
     long("strict", Flag::Strict),
     long("ignore-missing", Flag::IgnoreMissing),
-    long("base64", Flag::Base64),
-    long("raw", Flag::Raw),
 ];
 
+/// cksum 9.1's options that take an argument: abbreviated as getopt_long
+/// abbreviates them (`--algo=sha1`, `--len 256`).
 const LONG_WITH_ARGUMENT: &[LongOption<Flag>] = &[
     long("algorithm", Flag::Algorithm),
     long("length", Flag::Length),
-    long("threads", Flag::Threads),
 ];
+
+/// Options cksum 9.1 lacks (9.2's `--base64` and `--raw`, linerate's
+/// `--threads`) match only when spelled out in full, so that every
+/// abbreviation means what it means to cksum 9.1 (`--t` is `--tag`).
+const LONG_EXACT_WITH_ARGUMENT: &[LongOption<Flag>] = &[long("threads", Flag::Threads)];
+const LONG_EXACT: &[LongOption<Flag>] = &[long("base64", Flag::Base64), long("raw", Flag::Raw)];
 
 /// The order cksum's argmatch lists `-a`'s names in (coreutils 9.6's, with
 /// crc32b).
@@ -123,6 +128,36 @@ fn line(parts: &[&[u8]]) -> Vec<u8> {
     parts.concat()
 }
 
+#[derive(Debug, PartialEq, Eq)]
+enum LengthError {
+    Invalid,
+    /// More than `uintmax_t` holds.
+    TooLarge,
+}
+
+/// `-l`'s argument read as cksum 9.1 reads it (`xdectoumax`, so
+/// `strtoumax` in base 10): leading white space (C's `isspace`), an
+/// optional `+` (a `-` is refused), then decimal digits to the end.
+fn parse_length(text: &[u8]) -> Result<u64, LengthError> {
+    let blanks = text.iter().take_while(|b| is_c_space(**b)).count();
+    let rest = &text[blanks..];
+    let digits = rest.strip_prefix(b"+").unwrap_or(rest);
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(LengthError::Invalid);
+    }
+    digits.iter().try_fold(0u64, |value, &digit| {
+        value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(digit - b'0')))
+            .ok_or(LengthError::TooLarge)
+    })
+}
+
+/// C's `isspace` in the C locale.
+fn is_c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
 /// The usage hint, after an option error.
 const TRY: &[u8] = b"Try 'linerate cksum --help' for more information.";
 
@@ -130,7 +165,7 @@ const TRY: &[u8] = b"Try 'linerate cksum --help' for more information.";
 /// one entry per line (without the program name).
 pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Vec<u8>>> {
     let mut algorithm = CksumAlgorithm::Crc;
-    let mut length: Option<(usize, Vec<u8>)> = None;
+    let mut length: Option<(u64, Vec<u8>)> = None;
     let mut options = Options {
         algorithm,
         specified: false,
@@ -146,7 +181,9 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
         files: Vec::new(),
     };
     let mut getopt = Getopt::new(args, SHORT, LONG, posixly_correct)
-        .with_arguments(SHORT_WITH_ARGUMENT, LONG_WITH_ARGUMENT);
+        .with_arguments(SHORT_WITH_ARGUMENT, LONG_EXACT_WITH_ARGUMENT)
+        .with_abbreviable_arguments(LONG_WITH_ARGUMENT)
+        .with_exact_flags(LONG_EXACT);
     for found in getopt.by_ref() {
         let found = found.map_err(|e| vec![e.message(), TRY.to_vec()])?;
         let argument = found.argument.clone().unwrap_or_default();
@@ -207,11 +244,16 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
             }
             Flag::Length => {
                 let invalid = line(&[b"invalid length: ", &quoted(&argument)]);
-                let bits = std::str::from_utf8(&argument)
-                    .ok()
-                    .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
-                    .and_then(|t| t.parse::<usize>().ok())
-                    .ok_or_else(|| vec![invalid.clone()])?;
+                let bits = match parse_length(&argument) {
+                    Ok(bits) => bits,
+                    Err(LengthError::Invalid) => return Err(vec![invalid]),
+                    Err(LengthError::TooLarge) => {
+                        return Err(vec![line(&[
+                            &invalid,
+                            b": Value too large for defined data type",
+                        ])]);
+                    }
+                };
                 if !bits.is_multiple_of(8) {
                     return Err(vec![invalid, b"length is not a multiple of 8".to_vec()]);
                 }
@@ -219,6 +261,7 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
             }
         }
     }
+    // As cksum: a length of 0 is the default, with any function.
     if let Some((bits, text)) = &length
         && *bits != 0
     {
@@ -227,7 +270,8 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
                 b"--length is only supported with --algorithm=blake2b".to_vec(),
             ]);
         }
-        algorithm = algorithm.with_length(*bits).ok_or_else(|| {
+        let bits = usize::try_from(*bits).unwrap_or(usize::MAX);
+        algorithm = algorithm.with_length(bits).ok_or_else(|| {
             vec![
                 line(&[b"invalid length: ", &quoted(text)]),
                 line(&[
@@ -237,10 +281,6 @@ pub fn parse(args: &[OsString], posixly_correct: bool) -> Result<Command, Vec<Ve
                 ]),
             ]
         })?;
-    } else if length.is_some() && !matches!(algorithm, CksumAlgorithm::Blake2b(_)) {
-        return Err(vec![
-            b"--length is only supported with --algorithm=blake2b".to_vec(),
-        ]);
     }
     options.algorithm = algorithm;
     if options.check && options.specified && algorithm.is_legacy() {

@@ -10,8 +10,14 @@
 //! `--check` (with `--ignore-missing`, `--quiet`, `--status`, `--strict`,
 //! `-w`) reads BSD-style lines of every digest, each checked with the
 //! function its tag names (`BLAKE2b-256` included), and untagged lines
-//! only under `-a`, as cksum 9.1 does ([`linerate_sumfile::cksum`]); it
-//! runs on `linerate sum -c`'s checker ([`crate::sum::verify`]).
+//! only under `-a`, as cksum 9.1 does, rule for rule
+//! ([`linerate_sumfile::cksum`]); it runs on `linerate sum -c`'s checker
+//! ([`crate::sum::verify`]).
+//!
+//! Options are read as cksum 9.1's getopt_long reads them: long ones by
+//! any unique prefix (linerate's and 9.2's additions only in full, so
+//! that no 9.1 abbreviation changes meaning), `-l` as `xdectoumax` reads
+//! a number.
 //!
 //! From later coreutils, as upstream documents them: `--base64` and
 //! `--raw` (9.2; digests in base64 or as raw bytes, the legacy sums raw
@@ -91,6 +97,14 @@ The following five options are useful only when verifying checksums:
   -w, --warn            warn about improperly formatted checksum lines
 When checking, each BSD-style line is checked with the digest its tag
 names (one file may mix them); untagged lines only with -a's digest.
+Tags are read as cksum 9.1 reads them: 'SHA256-256 (f)', 'MD5  (f)',
+'BLAKE2b-0x100 (f)' (the length in C's base 0; a shorter length than the
+digest's checks its leading bits). Like md5sum, the files the lines name
+are opened wherever they are.
+
+Long options may be shortened to any unique prefix, as in cksum 9.1
+(--algo=sha1), except --threads, --base64 and --raw, which 9.1 lacks.
+-l takes leading blanks and '+'; -l 0 is the default length.
 
 MD5 is hashed in SIMD lanes, several files at a time; SHA-1 and SHA-2 use
 the CPU's SHA instructions where it has them.
@@ -226,7 +240,11 @@ impl Checker for CksumChecker {
             (None, None) => return Ok(false),
         };
         let algorithm = linerate::cksum::DigestAlgorithm::Cksum(algorithm);
-        Ok(crate::sum::verify::digest_of(input, algorithm, reader, progress)? == line.digest)
+        let digest = crate::sum::verify::digest_of(input, algorithm, reader, progress)?;
+        // A line's length shorter than its function's (`MD5-64`) checks
+        // that many leading bytes, as cksum does; BLAKE2b's length is the
+        // function's own, so the whole digest.
+        Ok(digest.get(..line.digest.len()) == Some(&line.digest[..]))
     }
 }
 

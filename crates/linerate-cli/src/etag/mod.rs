@@ -146,6 +146,10 @@ Only with --check (as md5sum's):
   -j, --threads=N       hash on N threads (default: one per core); the parts
                           of each file go in the lanes of the multi-buffer MD5
                           engine; the output is the same for every N
+      --device=DEV      where the parts' MD5 runs: cpu (default), cuda (every
+                          part on a GPU thread, where there is one; else one
+                          line says why and the CPU does it) or auto; default
+                          from LINERATE_DEVICE
       --help            display this help and exit
 
 SIZE is a whole number of bytes with an optional unit, any case: KiB, MiB,

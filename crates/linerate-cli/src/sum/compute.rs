@@ -27,9 +27,7 @@ pub fn compute(console: &mut Console, options: &Options, listing: &Listing) -> b
     let mut ok = listing.errors.is_empty();
     let mut line = Vec::new();
     let mut errors = listing.errors.iter().peekable();
-    let report = |console: &mut Console, e: &Misfortune| {
-        console.error_about(e.path.as_bytes(), &error_text(&e.error));
-    };
+    let report = |console: &mut Console, e: &Misfortune| e.report(console);
     let inputs: Vec<_> = listing.files.iter().map(|f| input(f)).collect();
     let progress = std::sync::Arc::clone(&console.progress);
     let main_tag = options.algorithm.tag();

@@ -10,6 +10,10 @@
 //! The result is the list of files to hash in the order they are printed,
 //! and the errors met on the way, each attached to the place it belongs
 //! among them. The list is the one thing that grows with the tree.
+//!
+//! A list read from standard input cannot name it too: by then it has been
+//! read to its end. Each `-` in it is refused with du's and wc's words
+//! (`--files0-from`), in its place, and the other names are still hashed.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -17,6 +21,7 @@ use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use super::args::Options;
+use super::console::{Console, error_text};
 use linerate_files::tree::{self, Found};
 
 /// The files of a run and the errors met finding them.
@@ -36,15 +41,32 @@ pub struct Listing {
 pub struct Misfortune {
     /// The error comes before `files[index]`.
     pub index: usize,
-    pub path: OsString,
+    /// The path the error is about; `None` when the error's text is the
+    /// whole message.
+    pub path: Option<OsString>,
     pub error: io::Error,
+}
+
+/// du's and wc's words for a `-` in a list of names read from standard
+/// input (coreutils 9.1).
+pub const STDIN_NAMED_IN_STDIN_LIST: &str =
+    "when reading file names from stdin, no file name of '-' allowed";
+
+impl Misfortune {
+    /// Prints the error on `console`'s stderr: `linerate: PATH: TEXT`.
+    pub fn report(&self, console: &mut Console) {
+        match &self.path {
+            Some(path) => console.error_about(path.as_bytes(), &error_text(&self.error)),
+            None => console.error(self.error.to_string().as_bytes()),
+        }
+    }
 }
 
 impl Listing {
     fn error(&mut self, path: OsString, error: io::Error) {
         self.errors.push(Misfortune {
             index: self.files.len(),
-            path,
+            path: Some(path),
             error,
         });
     }
@@ -65,12 +87,22 @@ pub fn gather(options: &Options) -> Listing {
             names
         }
     };
-    if !options.recursive {
-        listing.files = operands;
-        return listing;
-    }
+    let list_from_stdin = options
+        .files_from
+        .as_ref()
+        .is_some_and(|list| list.as_bytes() == b"-");
     for operand in operands {
-        if operand.as_bytes() != b"-" && std::fs::metadata(&operand).is_ok_and(|m| m.is_dir()) {
+        if list_from_stdin && operand.as_bytes() == b"-" {
+            // Refused in its place; the other names are still hashed.
+            listing.errors.push(Misfortune {
+                index: listing.files.len(),
+                path: None,
+                error: io::Error::other(STDIN_NAMED_IN_STDIN_LIST),
+            });
+        } else if options.recursive
+            && operand.as_bytes() != b"-"
+            && std::fs::metadata(&operand).is_ok_and(|m| m.is_dir())
+        {
             tree::walk(&operand, &options.walk, &mut |found| match found {
                 Found::File(path) => listing.files.push(path),
                 Found::Error(path, e) => listing.error(path, e),

@@ -8,7 +8,10 @@
 //! (`-a X`, `-aX`, `-ba X`, `--algorithm X`, `--algorithm=X`), or none
 //! (`--recursive`). Their long names match only when spelled out in full:
 //! they take part in no abbreviation, so md5sum's abbreviations (`--t`,
-//! `--st`) and their error messages stay exactly md5sum's.
+//! `--st`) and their error messages stay exactly md5sum's. Options that
+//! take an argument in the tool being copied (cksum's `--algorithm` and
+//! `--length`) are abbreviated as glibc abbreviates them
+//! ([`Getopt::with_abbreviable_arguments`]).
 
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -99,6 +102,9 @@ pub struct Getopt<'a, T> {
     /// Options that take a required argument; the long ones match exactly.
     short_with_argument: &'a [(u8, T)],
     long_with_argument: &'a [LongOption<T>],
+    /// Options that take a required argument and, like the flags in
+    /// `long`, match by any unambiguous prefix.
+    long_abbreviable_with_argument: &'a [LongOption<T>],
     /// Long options without an argument that match exactly too.
     long_exact: &'a [LongOption<T>],
     /// Set by `--`, or by the first operand under `POSIXLY_CORRECT`.
@@ -124,6 +130,7 @@ impl<'a, T: Copy> Getopt<'a, T> {
             long,
             short_with_argument: &[],
             long_with_argument: &[],
+            long_abbreviable_with_argument: &[],
             long_exact: &[],
             options_ended: false,
             posixly_correct,
@@ -137,6 +144,14 @@ impl<'a, T: Copy> Getopt<'a, T> {
     pub fn with_arguments(mut self, short: &'a [(u8, T)], long: &'a [LongOption<T>]) -> Self {
         self.short_with_argument = short;
         self.long_with_argument = long;
+        self
+    }
+
+    /// Adds long options that take a required argument and match by any
+    /// unambiguous prefix, as the flags do (`--algo=sha1` for cksum's
+    /// `--algorithm`).
+    pub fn with_abbreviable_arguments(mut self, long: &'a [LongOption<T>]) -> Self {
+        self.long_abbreviable_with_argument = long;
         self
     }
 
@@ -200,39 +215,37 @@ impl<'a, T: Copy> Getopt<'a, T> {
     }
 
     /// Resolves `--BODY` as glibc does: an exact name wins, else a unique
-    /// prefix of md5sum's own options.
+    /// prefix of the tool's own options.
     fn long_option(&mut self, body: &[u8]) -> Result<Found<T>, GetoptError> {
         let (name, inline) = match body.iter().position(|&b| b == b'=') {
             Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
             None => (body, None),
         };
-        let has_argument = inline.is_some();
-        if let Some(option) = self
+        // Each candidate with whether it takes an argument.
+        let with_argument = self
             .long_with_argument
             .iter()
-            .find(|o| o.name.as_bytes() == name)
-        {
-            let argument = match inline {
-                Some(value) => OsString::from_vec(value.to_vec()),
-                None => self
-                    .take_next_word()
-                    .ok_or(GetoptError::MissingLongArgument(option.name))?,
-            };
-            return Ok(Found {
-                value: option.value,
-                argument: Some(argument),
-            });
-        }
-        let exact = |o: &&LongOption<T>| o.name.as_bytes() == name;
-        let found = match self.long.iter().chain(self.long_exact).find(exact) {
+            .chain(self.long_abbreviable_with_argument)
+            .map(|o| (o, true));
+        let flags = self.long.iter().chain(self.long_exact).map(|o| (o, false));
+        let exact = with_argument
+            .chain(flags)
+            .find(|(o, _)| o.name.as_bytes() == name);
+        let (found, takes_argument) = match exact {
             Some(exact) => exact,
             None => {
                 // glibc lets several prefix matches through if they mean the
-                // same thing; md5sum's options all mean different things.
-                let matches: Vec<&LongOption<T>> = self
+                // same thing; these options all mean different things.
+                let matches: Vec<(&LongOption<T>, bool)> = self
                     .long
                     .iter()
-                    .filter(|o| o.name.as_bytes().starts_with(name))
+                    .map(|o| (o, false))
+                    .chain(
+                        self.long_abbreviable_with_argument
+                            .iter()
+                            .map(|o| (o, true)),
+                    )
+                    .filter(|(o, _)| o.name.as_bytes().starts_with(name))
                     .collect();
                 let shown = match inline {
                     Some(_) if self.hide_values => [name, b"=..."].concat(),
@@ -242,7 +255,7 @@ impl<'a, T: Copy> Getopt<'a, T> {
                     [] => return Err(GetoptError::Unrecognized(shown)),
                     [only] => only,
                     _ => {
-                        let candidates = matches.iter().map(|o| o.name).collect();
+                        let candidates = matches.iter().map(|(o, _)| o.name).collect();
                         return Err(GetoptError::Ambiguous {
                             given: shown,
                             candidates,
@@ -251,12 +264,24 @@ impl<'a, T: Copy> Getopt<'a, T> {
                 }
             }
         };
-        if has_argument {
-            return Err(GetoptError::UnexpectedArgument(found.name));
+        if !takes_argument {
+            if inline.is_some() {
+                return Err(GetoptError::UnexpectedArgument(found.name));
+            }
+            return Ok(Found {
+                value: found.value,
+                argument: None,
+            });
         }
+        let argument = match inline {
+            Some(value) => OsString::from_vec(value.to_vec()),
+            None => self
+                .take_next_word()
+                .ok_or(GetoptError::MissingLongArgument(found.name))?,
+        };
         Ok(Found {
             value: found.value,
-            argument: None,
+            argument: Some(argument),
         })
     }
 }
@@ -450,6 +475,27 @@ mod tests {
                 .last()
                 .map(|e| e.as_ref().map_err(GetoptError::message)),
             Some(Err(b"option requires an argument -- 'a'".to_vec()))
+        );
+    }
+
+    #[test]
+    fn abbreviable_arguments_match_by_prefix_as_glibc_does() {
+        let args: Vec<OsString> = ["--algo=x", "--a", "y", "--s", "--alg"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let getopt = Getopt::new(&args, SHORT, LONG, false).with_abbreviable_arguments(LONG_ARG);
+        let found: Vec<Result<Found<O>, String>> = getopt
+            .map(|found| found.map_err(|e| String::from_utf8_lossy(&e.message()).into_owned()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                with("x").map_err(|_| String::new()),
+                with("y").map_err(|_| String::new()),
+                Err("option '--s' is ambiguous; possibilities: '--status' '--strict'".to_owned()),
+                Err("option '--algorithm' requires an argument".to_owned()),
+            ]
         );
     }
 

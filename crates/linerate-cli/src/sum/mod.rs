@@ -108,8 +108,14 @@ With no FILE, or when FILE is -, read standard input.
                           ('*.tmp', '.git'), one with '/' the path under DIR
                           ('build/**', '/notes.txt'); one ending in '/' only
                           directories; an excluded directory is not entered
+      --also=ALGO       print another digest of each FILE too, from the same
+                          read (repeatable): a tagged line of ALGO (sha1,
+                          sha224, sha256, sha384, sha512, blake2b, sm3, md5)
+                          after each FILE's line; 'sum -c' checks them all
       --files-from=FILE  read the FILEs from FILE (- for standard input), one
-                          per line; empty lines are skipped
+                          per line; empty lines are skipped; a list read from
+                          standard input may not name '-' (each is refused,
+                          the other names are still read)
   -0, --null            with --files-from, the names end with NUL, not newline
       --device=DEV      where MD5 of regular files runs: cpu (default), cuda
                           (many files at once on the GPU, where there is one;
@@ -142,10 +148,12 @@ or where binary is insignificant), and name for each FILE.
 With --tag, MD5-P/K lines are tagged MD5PK: 'MD5P16 (FILE) = HEX'.
 When checking, a BSD-style line is checked with the function its tag
 names (MD5, MD5P16, SHA256, BLAKE2b-256, ... as cksum writes them), so one
-file may mix them; other lines are checked with --algorithm's function. With -w, a malformed line is reported
-as an 'improperly formatted MD5 checksum line' (MD5P16 under -a md5p16).
---algorithm, --threads, --recursive, --follow, --exclude, --files-from,
---device and --null cannot be abbreviated; --threads applies to computing sums only.
+file may mix them; other lines are checked with --algorithm's function.
+With -w, a malformed line is reported as an 'improperly formatted MD5
+checksum line' (MD5P16 under -a md5p16).
+--algorithm, --also, --threads, --recursive, --follow, --exclude,
+--files-from, --device and --null cannot be abbreviated; --threads applies
+to computing sums only.
 With -r, an unreadable directory, and with --follow a broken link or a
 loop, is reported on a line of its own and makes the exit status 1; the
 rest of the tree is still hashed. Names are printed as they are, escaped
@@ -216,7 +224,7 @@ fn run(options: &Options) -> bool {
         let mut console = Console::new(Progress::new(|| None));
         // Only a list that could not be read: reported before the checks.
         for e in &listing.errors {
-            console.error_about(e.path.as_bytes(), &console::error_text(&e.error));
+            e.report(&mut console);
         }
         let ok = verify::run(
             &mut console,

@@ -554,3 +554,258 @@ fn uutils_agrees_where_gnu_does() {
         "uutils agreed with GNU on only {compared} forms"
     );
 }
+
+/// The words of a line of `data/cksum-options.txt`: split at spaces,
+/// `'...'` keeping its spaces, `\t`, `\n`, `\v` and `\\` escapes anywhere.
+fn words(line: &str) -> Vec<OsString> {
+    let mut words = Vec::new();
+    let mut word: Option<Vec<u8>> = None;
+    let mut quoted = false;
+    let mut bytes = line.bytes();
+    while let Some(b) = bytes.next() {
+        match b {
+            b' ' if !quoted => words.extend(word.take().map(OsString::from_vec)),
+            b'\'' => {
+                quoted = !quoted;
+                word.get_or_insert_with(Vec::new);
+            }
+            b'\\' => {
+                let escaped = match bytes.next() {
+                    Some(b't') => b'\t',
+                    Some(b'n') => b'\n',
+                    Some(b'v') => 0x0b,
+                    Some(b'\\') => b'\\',
+                    other => panic!("{line}: unknown escape {other:?}"),
+                };
+                word.get_or_insert_with(Vec::new).push(escaped);
+            }
+            b => word.get_or_insert_with(Vec::new).push(b),
+        }
+    }
+    assert!(!quoted, "{line}: unbalanced quote");
+    words.extend(word.map(OsString::from_vec));
+    words
+}
+
+#[test]
+fn words_of_an_options_line() {
+    assert_eq!(
+        words("-l ' +256' '' a\\tb"),
+        os(&["-l", " +256", "", "a\tb"])
+    );
+}
+
+/// Option abbreviations, `-l`'s number forms, `-l 0` with any function and
+/// the overflow message, each line of `data/cksum-options.txt` as GNU
+/// cksum 9.1 answers it.
+#[test]
+fn options_as_gnu_cksum() {
+    let Some(gnu) = gnu_cksum() else {
+        return;
+    };
+    let dir = crate::support::scratch();
+    write(dir.path(), "a", b"abc");
+    let mut count = 0;
+    for line in include_str!("data/cksum-options.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        same(&words(line), dir.path(), None, gnu);
+        count += 1;
+    }
+    assert!(count > 60, "the options file is read");
+}
+
+/// GNU's results under linerate's names, when GNU cksum is not there:
+/// what the data says GNU answers.
+#[test]
+fn options_as_recorded() {
+    let dir = crate::support::scratch();
+    write(dir.path(), "a", b"abc");
+    let ours = |args: &[&str]| run(&[LINERATE, "cksum"], &os(args), dir.path(), None);
+    let blake2b_256 = "BLAKE2b-256 (a) = \
+        bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319\n";
+    for args in [
+        &["--len=256", "-a", "blake2b", "a"][..],
+        &["--algo=blake2b", "-l", " 256", "a"],
+        &["--a=blake2b", "-l", "+256", "a"],
+    ] {
+        let (status, stdout, stderr) = ours(args);
+        assert_eq!(
+            (
+                status,
+                String::from_utf8_lossy(&stdout).as_ref(),
+                &stderr[..]
+            ),
+            (Some(0), blake2b_256, &b""[..]),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        ours(&["-a", "crc", "-l", "0", "a"]),
+        (Some(0), b"1219131554 3 a\n".to_vec(), Vec::new())
+    );
+    let (status, _, stderr) = ours(&["-a", "blake2b", "-l", "99999999999999999999999", "a"]);
+    assert_eq!(status, Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&stderr),
+        "linerate: invalid length: '99999999999999999999999': \
+         Value too large for defined data type\n"
+    );
+}
+
+/// One case of linerate-sumfile's `tests/data/cksum-check-lines.txt`.
+struct CheckCase {
+    verdict: String,
+    algorithm: Option<String>,
+    line: Vec<u8>,
+    text: String,
+}
+
+/// The cases, their `{digest}` placeholders filled in by `hex_of`.
+fn check_cases(hex_of: &mut dyn FnMut(&str) -> String) -> Vec<CheckCase> {
+    let data = crate::support::repository()
+        .join("crates/linerate-sumfile/tests/data/cksum-check-lines.txt");
+    let data = std::fs::read_to_string(data).expect("the check-line cases");
+    let mut cases = Vec::new();
+    for text in data
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let mut fields = text.splitn(3, '\t');
+        let (Some(verdict), Some(algorithm), Some(pattern)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            panic!("{text}: three fields");
+        };
+        let mut line = Vec::new();
+        let mut rest = pattern;
+        while let Some(c) = rest.chars().next() {
+            if let Some(after) = rest.strip_prefix("\\t") {
+                line.push(b'\t');
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix("\\\\") {
+                line.push(b'\\');
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix("\\x") {
+                line.push(u8::from_str_radix(&after[..2], 16).expect("\\xHH"));
+                rest = &after[2..];
+            } else if let Some(after) = rest.strip_prefix('{') {
+                let (spec, after) = after.split_once('}').expect("a closing brace");
+                let (name, digits) = spec.split_once(':').unwrap_or((spec, ""));
+                let hex = hex_of(name);
+                let digits = digits.parse().unwrap_or(hex.len());
+                line.extend_from_slice(&hex.as_bytes()[..digits]);
+                rest = after;
+            } else {
+                line.extend_from_slice(c.to_string().as_bytes());
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        cases.push(CheckCase {
+            verdict: verdict.to_string(),
+            algorithm: (algorithm != "-").then(|| algorithm.to_string()),
+            line,
+            text: text.to_string(),
+        });
+    }
+    cases
+}
+
+/// ok, failed, unreadable or malformed, from a `-c` run's output on one
+/// line.
+fn verdict_of(stdout: &[u8], stderr: &[u8]) -> &'static str {
+    match stdout {
+        b"a: OK\n" => "ok",
+        b"a: FAILED\n" => "failed",
+        _ if stdout.ends_with(b": FAILED open or read\n") => "unreadable",
+        b"" if String::from_utf8_lossy(stderr).contains("no properly formatted") => "malformed",
+        _ => "unexpected",
+    }
+}
+
+/// `cksum -c` on each line of linerate-sumfile's check-line cases: the
+/// verdict recorded there, and where GNU cksum 9.1 is installed, its
+/// output, messages and status exactly (with -w, which names the line).
+#[test]
+fn check_lines_as_gnu_cksum() {
+    let gnu = gnu_cksum();
+    let dir = crate::support::scratch();
+    write(dir.path(), "a", b"abc");
+    let mut hexes = std::collections::HashMap::new();
+    let mut hex_of = |name: &str| -> String {
+        hexes
+            .entry(name.to_string())
+            .or_insert_with(|| {
+                let (function, bits) = name.split_once('-').unwrap_or((name, "0"));
+                let args = os(&["--untagged", "-a", function, "-l", bits, "a"]);
+                let (status, stdout, _) = run(&[LINERATE, "cksum"], &args, dir.path(), None);
+                assert_eq!(status, Some(0), "{name}");
+                let out = String::from_utf8(stdout).expect("hex");
+                out.split(' ').next().expect("a digest").to_string()
+            })
+            .clone()
+    };
+    let cases = check_cases(&mut hex_of);
+    assert!(cases.len() > 100, "the cases file is read");
+    for case in cases {
+        let mut list = case.line.clone();
+        list.push(b'\n');
+        write(dir.path(), "l", &list);
+        let mut args = os(&["-c", "l"]);
+        if let Some(algorithm) = &case.algorithm {
+            args.extend(os(&["-a", algorithm]));
+        }
+        let (_, stdout, stderr) = run(&[LINERATE, "cksum"], &args, dir.path(), None);
+        assert_eq!(
+            verdict_of(&stdout, &stderr),
+            case.verdict,
+            "{}: {}",
+            case.text,
+            String::from_utf8_lossy(&stderr)
+        );
+        if let Some(gnu) = gnu {
+            let (_, stdout, stderr) = run(&[gnu], &args, dir.path(), None);
+            assert_eq!(
+                verdict_of(&stdout, &stderr),
+                case.verdict,
+                "GNU: {}",
+                case.text
+            );
+            args.push("-w".into());
+            same(&args, dir.path(), None, gnu);
+        }
+    }
+}
+
+/// cksum keeps a tagged line's length for the untagged lines of `-a`'s
+/// function after it, in that list and the next.
+#[test]
+fn a_tagged_length_stays_for_later_untagged_lines() {
+    let dir = crate::support::scratch();
+    write(dir.path(), "a", b"abc");
+    let md5 = "900150983cd24fb0d6963f7d28e17f72";
+    let short = &md5[..16];
+    write(
+        dir.path(),
+        "l1",
+        format!("MD5-64 (a) = {short}\n{md5}  a\n{short}  a\n").as_bytes(),
+    );
+    write(
+        dir.path(),
+        "l2",
+        format!("{short}  a\nMD5 (a) = {md5}\n{md5}  a\n").as_bytes(),
+    );
+    let args = os(&["-a", "md5", "-w", "-c", "l1", "l2"]);
+    let (status, stdout, stderr) = run(&[LINERATE, "cksum"], &args, dir.path(), None);
+    assert_eq!(status, Some(0));
+    assert_eq!(String::from_utf8_lossy(&stdout), "a: OK\n".repeat(5));
+    assert_eq!(
+        String::from_utf8_lossy(&stderr),
+        "linerate: l1: 2: improperly formatted MD5 checksum line\n\
+         linerate: WARNING: 1 line is improperly formatted\n"
+    );
+    if let Some(gnu) = gnu_cksum() {
+        same(&args, dir.path(), None, gnu);
+    }
+}

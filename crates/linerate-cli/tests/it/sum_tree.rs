@@ -485,6 +485,66 @@ fn files_from_errors() {
     );
 }
 
+/// A list read from standard input naming `-` (standard input again, by
+/// then read to its end) refuses each `-` in its place with du's and wc's
+/// words, hashes the other names, and exits 1; `-c` the same.
+#[test]
+fn files_from_standard_input_refuses_a_dash_in_it() {
+    let dir = scratch();
+    fixture(dir.path());
+    let refused = "linerate: when reading file names from stdin, no file name of '-' allowed\n";
+    let ours = Run::new(dir.path(), &[b"--files-from", b"-"])
+        .stdin(Input::Bytes(b"top/a\n-\ntop/empty\n-\n"))
+        .linerate();
+    let expected = sum(dir.path(), &[b"top/a", b"top/empty"]);
+    assert_eq!(ours.stdout, expected.stdout);
+    assert_eq!(ours.stderr_text(), refused.repeat(2));
+    assert_eq!(ours.status, Some(1));
+    // du says the same of the same list, NUL-separated.
+    let du = Command::new("du")
+        .arg("--files0-from=-")
+        .current_dir(dir.path())
+        .env("LC_ALL", "C")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(b"top/a\0-\0")?;
+            child.wait_with_output()
+        });
+    if let Ok(du) = du {
+        assert_eq!(
+            String::from_utf8_lossy(&du.stderr).replace("du: ", "linerate: "),
+            refused
+        );
+    }
+    // -0, and -c with the checksum files listed on standard input.
+    let sums = sum(dir.path(), &[b"top/a"]);
+    write(dir.path(), b"sums", &sums.stdout);
+    let ours = Run::new(dir.path(), &[b"-c", b"-0", b"--files-from=-"])
+        .stdin(Input::Bytes(b"-\0sums\0"))
+        .linerate();
+    assert_eq!(
+        (ours.status, ours.stdout_text(), ours.stderr_text()),
+        (Some(1), "top/a: OK\n".to_owned(), refused.to_owned())
+    );
+    // A `-` in a list read from a file is still standard input.
+    write(dir.path(), b"list", b"-\n");
+    let ours = Run::new(dir.path(), &[b"--files-from", b"list"])
+        .stdin(Input::Bytes(b"abc"))
+        .linerate();
+    assert_eq!(
+        (ours.status, ours.stdout_text()),
+        (Some(0), "900150983cd24fb0d6963f7d28e17f72  -\n".to_owned())
+    );
+}
+
 #[test]
 fn a_manifest_checks_with_linerate_and_md5sum() {
     let dir = scratch();

@@ -159,7 +159,8 @@ impl Source<PartTag> for Jobs<'_> {
         let job = self.jobs.get(index)?;
         let file = match &self.file {
             Some(file) => Arc::clone(file),
-            None => match job.input.open() {
+            // Not waiting on what was swapped in since the stat.
+            None => match job.input.open_regular() {
                 Ok(file) => Arc::clone(self.file.insert(Arc::new(file))),
                 Err(e) => {
                     self.next_job += 1;

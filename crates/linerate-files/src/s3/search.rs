@@ -136,9 +136,12 @@ impl Verdict {
 
 /// A regular file to search, or the error that says why it cannot be
 /// searched: standard input counts when it is redirected from a file.
+///
+/// A path is opened without waiting ([`Input::open_without_waiting`]), so that a
+/// FIFO with no writer (which a plain open waits on for ever) or a device
+/// cannot hold the search; its type is read from the descriptor itself.
 pub fn open_for_search(input: Input<'_>) -> io::Result<(Arc<File>, u64)> {
-    let file = input.open()?;
-    let meta = file.metadata()?;
+    let (file, meta) = input.open_without_waiting()?;
     if meta.is_dir() {
         // EISDIR, as reading it would report.
         return Err(io::Error::from_raw_os_error(21));
