@@ -7,7 +7,7 @@
 //! wiped when dropped, right after the MAC is keyed ([`super::engine`]).
 
 use std::ffi::OsStr;
-use std::io::{self, Read};
+use std::io::Read;
 
 use zeroize::Zeroizing;
 
@@ -178,35 +178,11 @@ fn read_key_file(path: &OsStr) -> Result<Zeroizing<Vec<u8>>, SetupError> {
         let file = linerate_packets::keys::open_key_file(std::path::Path::new(path));
         Box::new(file.map_err(|e| failure(&error_text(&e)))?)
     };
-    // One buffer of the largest size plus one, so that an over-long file
-    // shows without the buffer ever growing.
-    let mut key = Zeroizing::new(vec![0u8; MAX_KEY_FILE + 1]);
-    let len = read_up_to(reader, &mut key).map_err(|e| failure(&error_text(&e)))?;
-    if len > MAX_KEY_FILE {
-        return Err(failure(
-            linerate_packets::keys::too_long(MAX_KEY_FILE).as_bytes(),
-        ));
-    }
-    key.truncate(len);
-    Ok(key)
+    linerate_packets::keys::read_bounded(reader, MAX_KEY_FILE)
+        .map_err(|e| failure(&error_text(&e)))?
+        .ok_or_else(|| failure(linerate_packets::keys::too_long(MAX_KEY_FILE).as_bytes()))
 }
 
-/// Fills `buf` from `reader` until it is full or the reader ends; the
-/// number of bytes read.
-fn read_up_to(mut reader: impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
-
-/// `1 byte`, `5 bytes`.
 fn bytes(n: usize) -> String {
     if n == 1 {
         "1 byte".to_string()
