@@ -24,7 +24,7 @@ pub mod tcp;
 /// property.
 pub type Target = (&'static str, fn(&[u8]));
 
-/// Every target, in the order `scripts/fuzz.sh` runs them.
+/// Every target (`scripts/fuzz.sh` runs them in `cargo fuzz list` order).
 pub const TARGETS: &[Target] = &[
     ("check_line", check_lines::md5sum),
     ("check_sum", check_lines::sum),

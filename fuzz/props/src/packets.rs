@@ -33,7 +33,7 @@ pub fn packets_parse(data: &[u8]) {
     let mut flows = Flows::new(AoConfig {
         alg: AoAlgorithm::HmacSha1_96,
         keys: KeyTable::single(vec![1, 2, 3].into()),
-        include_options: data.len() % 2 == 0,
+        include_options: data.len().is_multiple_of(2),
         key_id: None,
         rnext_key_id: None,
     });
@@ -67,10 +67,10 @@ pub fn packets_parse(data: &[u8]) {
         if let Ok(pending) = tcp_md5::build(p.data, &at, &mut frame, &mut input) {
             tcp_md5::seal(&mut frame, &pending, &[0xa5; 16]);
         }
-        if let Ok(Some(seg)) = tcp::locate(ip, &layout) {
-            if let Ok(Some(option)) = tcp_ao::find(ip, &seg) {
-                let _ = flows.mac(ip, layout.version, &seg, &option);
-            }
+        if let Ok(Some(seg)) = tcp::locate(ip, &layout)
+            && let Ok(Some(option)) = tcp_ao::find(ip, &seg)
+        {
+            let _ = flows.mac(ip, layout.version, &seg, &option);
         }
         frame.clear();
         if let Ok(placed) = tcp_ao::build(p.data, &at, 1, 2, &mut frame) {
@@ -90,21 +90,21 @@ pub fn packets_ah(data: &[u8]) {
         return;
     };
     assert!(layout.len <= data.len() && layout.insert_at <= layout.len);
-    if let Some(ah_at) = layout.ah_at {
-        if let Ok(h) = ah::parse(&data[ah_at..layout.len]) {
-            let mut input = Vec::new();
-            let made = icv_input(
-                data,
-                layout.version,
-                layout.len,
-                ah_at,
-                h.len - ah::FIXED,
-                &mut input,
-            );
-            // The ICV input is the packet with fields zeroed, never more.
-            if made.is_ok() {
-                assert_eq!(input.len(), layout.len);
-            }
+    if let Some(ah_at) = layout.ah_at
+        && let Ok(h) = ah::parse(&data[ah_at..layout.len])
+    {
+        let mut input = Vec::new();
+        let made = icv_input(
+            data,
+            layout.version,
+            layout.len,
+            ah_at,
+            h.len - ah::FIXED,
+            &mut input,
+        );
+        // The ICV input is the packet with fields zeroed, never more.
+        if made.is_ok() {
+            assert_eq!(input.len(), layout.len);
         }
     }
 }
