@@ -1,9 +1,10 @@
 //! The generated part of the seed corpora (`fuzz/seeds/TARGET/gen-*`):
 //! lines, listings, packets and runs built from the repository's test data
 //! (RFC 9235's TCP-AO vectors, the lab's saved-run format) and RFC vectors
-//! (RFC 1321's test suite, RFC 1071's example), small and a few dozen per
-//! target. `tests/replay.rs` writes them with `LINERATE_FUZZ_WRITE_SEEDS=1`;
-//! inputs the fuzzer found are kept beside them under other names.
+//! (RFC 1321's test suite, RFC 2104's HMAC vectors, RFC 1071's example),
+//! small and a few dozen per target. `tests/replay.rs` writes them with
+//! `LINERATE_FUZZ_WRITE_SEEDS=1`; inputs the fuzzer found are kept beside
+//! them under other names.
 
 use linerate::MacAlgorithm;
 use linerate::md5;
@@ -71,6 +72,20 @@ pub fn all(vectors: &str) -> Vec<Seed> {
             format!("rfc1321-{i}"),
             text.as_bytes().to_vec(),
         ));
+    }
+    // RFC 2104's vectors: the first byte is the key's length.
+    let hmac_vectors: [(&str, Vec<u8>, &[u8]); 3] = [
+        ("rfc2104-1", vec![0x0b; 16], b"Hi There"),
+        (
+            "rfc2104-2",
+            b"Jefe".to_vec(),
+            b"what do ya want for nothing?",
+        ),
+        ("rfc2104-3", vec![0xaa; 16], &[0xdd; 50]),
+    ];
+    for (name, key, message) in hmac_vectors {
+        let data = [&[key.len() as u8][..], &key, message].concat();
+        seeds.push(("md5_reference", name.to_string(), data));
     }
     for len in [55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000] {
         let data: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
