@@ -6,7 +6,10 @@
 //! TCP-AO option found lies inside its header; a TCP-AO option placed by
 //! `build` is found again where it was put, the rest of the segment
 //! unchanged, and once sealed the TCP checksum (and an IPv4 header
-//! checksum that was valid) verifies; the checksum's fast path, in pieces
+//! checksum that was valid) verifies; a TCP-MD5 option signed in is found
+//! again with its digest, the digest input read back from the signed
+//! segment is what was signed, and the checksum RFC 1624 updated
+//! verifies; the checksum's fast path, in pieces
 //! split anywhere, and RFC 1624's incremental update agree with the
 //! reference.
 
@@ -14,7 +17,7 @@ use linerate::checksum::{Checksum, ones_complement_sum};
 use linerate_packets::ip::{self, Version};
 use linerate_packets::packet::Located;
 use linerate_packets::tcp::{self, TcpOption};
-use linerate_packets::tcp_ao;
+use linerate_packets::{tcp_ao, tcp_md5};
 
 pub fn tcp_options(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
@@ -179,6 +182,7 @@ fn segment(packet: &[u8]) {
         assert_eq!(packet[found.at], tcp::OPT_AO);
     }
     let at = Located { ip_at: 0, layout };
+    tcp_md5_signed(packet, &at, seg);
     let mut out = Vec::new();
     let Ok(placed) = tcp_ao::build(packet, &at, 61, 84, &mut out) else {
         return;
@@ -228,4 +232,44 @@ fn segment(packet: &[u8]) {
             assert!(valid(signed), "IPv4 header checksum after growing");
         }
     }
+}
+
+/// TCP-MD5 signed in (RFC 2385): the option is found again with the
+/// digest where `build` said, the digest input read back from the signed
+/// segment is the one `build` gave, the payload is the original's, and
+/// the TCP checksum that `seal` updated incrementally verifies.
+fn tcp_md5_signed(packet: &[u8], at: &Located, seg: tcp::Segment) {
+    let (mut out, mut input) = (Vec::new(), Vec::new());
+    let Ok(pending) = tcp_md5::build(packet, at, &mut out, &mut input) else {
+        return;
+    };
+    let digest = linerate::md5(&input);
+    tcp_md5::seal(&mut out, &pending, &digest);
+    let layout = ip::parse(&out).expect("a signed packet parses");
+    let grown = layout.len - at.layout.len;
+    assert!(grown == 0 || grown == tcp_md5::INSERTED, "grew by {grown}");
+    let signed = &out[..layout.len];
+    let again = Located { ip_at: 0, layout };
+    let found = tcp_md5::find(signed, &again)
+        .expect("a signed segment is well formed")
+        .expect("still TCP");
+    assert_eq!(found.digest_at, Some(pending.digest_at));
+    assert_eq!(signed[pending.digest_at..][..16], digest);
+    let mut reread = Vec::new();
+    tcp_md5::digest_input(signed, layout.version, &found.segment, &mut reread);
+    assert_eq!(reread, input, "the digest input read back differs");
+    let s = found.segment;
+    assert_eq!(
+        &signed[s.at + s.header_len..],
+        &packet[seg.at + seg.header_len..at.layout.len]
+    );
+    let stored = u16::from_be_bytes([
+        signed[s.at + tcp::CHECKSUM_AT],
+        signed[s.at + tcp::CHECKSUM_AT + 1],
+    ]);
+    let computed = tcp::checksum(signed, layout.version, &signed[s.at..]);
+    assert!(
+        same_sum(stored, computed),
+        "TCP checksum after seal: {stored:#06x}, recomputed {computed:#06x}"
+    );
 }

@@ -1,7 +1,9 @@
 //! Replays every committed seed (`fuzz/seeds/TARGET/*`) through its
 //! target's property, on stable, in every `cargo test`: one test per
 //! target. With `LINERATE_FUZZ_WRITE_SEEDS=1`, `write_seeds` first
-//! rewrites the generated seeds (`gen-*`), leaving the fuzzer's finds.
+//! rewrites the generated seeds (`gen-*`), leaving the fuzzer's finds; with
+//! `LINERATE_FUZZ_REPLAY_CORPUS=1` the working corpora (`fuzz/corpus/`)
+//! are replayed too.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,8 +49,12 @@ fn run_bounded(property: fn(&[u8]), data: Vec<u8>, limit: Duration) -> Result<()
 fn replay(name: &str) {
     let property = target(name).expect("a registered target");
     let dir = fuzz_dir().join("seeds").join(name);
-    let inputs = files(&dir);
+    let mut inputs = files(&dir);
     assert!(!inputs.is_empty(), "no seeds in {}", dir.display());
+    // After a property changes: what libFuzzer kept too (git-ignored).
+    if std::env::var_os("LINERATE_FUZZ_REPLAY_CORPUS").is_some_and(|v| v == "1") {
+        inputs.extend(files(&fuzz_dir().join("corpus").join(name)));
+    }
     let mut failed = Vec::new();
     for path in &inputs {
         let data = fs::read(path).expect("a seed reads");
