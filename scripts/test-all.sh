@@ -58,7 +58,7 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test it md5p_oracle:: 2>&1 | tee -a "$log"
 # Every committed fuzz seed replayed on stable (its tests count in the
 # closing line), then every fuzz target for a fixed budget where a nightly
-# toolchain is (scripts/fuzz.sh says in one line when there is none). 14
+# toolchain is (scripts/fuzz.sh says in one line when there is none). 15
 # targets at 12 s are about 3 minutes, after a sanitizer build of about 2.5
 # CPU-minutes fresh (7 on 2 busy cores), seconds warm; LINERATE_FUZZ_SECONDS
 # changes the budget.

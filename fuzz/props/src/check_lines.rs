@@ -123,7 +123,7 @@ pub fn md5sum(data: &[u8]) {
 }
 
 /// The functions `-a` may name for untagged lines, picked by a byte.
-fn digest_algorithm(selector: u8) -> DigestAlgorithm {
+pub(crate) fn digest_algorithm(selector: u8) -> DigestAlgorithm {
     let cksum = [
         CksumAlgorithm::Sha1,
         CksumAlgorithm::Sha224,

@@ -16,6 +16,7 @@ pub mod digests;
 pub mod keys;
 pub mod lab_run;
 pub mod listing;
+pub mod manifest;
 pub mod packets;
 pub mod seeds;
 pub mod tcp;
@@ -33,6 +34,7 @@ pub const TARGETS: &[Target] = &[
     ("check_etag", check_lines::etag),
     ("quote_name", check_lines::quote_name),
     ("listing", listing::listing),
+    ("manifest", manifest::manifest),
     ("tcp_options", tcp::tcp_options),
     ("pcapng", capture::capture),
     ("packets_parse", packets::packets_parse),

@@ -155,6 +155,42 @@ fn check_lines(seeds: &mut Vec<Seed>) {
         ("gnu-blake2b-008", 0xf0, "BLAKE2b-008 (a) = ab".to_string()),
         ("escaped", 0xf1, format!("\\SHA256 (a\\nb) = {sha256}")),
     ];
+    // Manifests, as `sum -r` writes them and as hands edit them.
+    let manifests = [
+        (
+            "sum-r",
+            0,
+            format!(
+                "{abc}  ./a\n{abc} *b//c\n\nMD5P16 (d) = {abc}\r\n\\{abc}  e\\nf\nMD5 (/abs) = {abc}\n"
+            ),
+        ),
+        (
+            "duplicates",
+            0,
+            format!("{abc}  a\n{abc}  ./a\nSHA256 (a) = {sha256}\n{abc}  a/\n"),
+        ),
+        (
+            "dots",
+            0,
+            format!("{abc}  .\n{abc}  ..\n{abc}  /\n{abc}  a/../b\n{abc}  //x\n"),
+        ),
+        (
+            "malformed",
+            0,
+            format!("# comment\n{abc}\n{abc} x\nMD5 (x) = zz\n{abc}  ok\n"),
+        ),
+        (
+            "sha1",
+            6,
+            format!("{sha1}  f\n{sha1} *g\nSHA1 (h) = {sha1}\n"),
+        ),
+        ("no-newline", 0, format!("{abc}  last")),
+    ];
+    for (name, selector, text) in manifests {
+        let mut data = vec![selector];
+        data.extend_from_slice(text.as_bytes());
+        seeds.push(("manifest", name.to_string(), data));
+    }
     for (name, selector, line) in &cksum_lines {
         let mut data = vec![*selector];
         data.extend_from_slice(line.as_bytes());

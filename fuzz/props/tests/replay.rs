@@ -102,6 +102,7 @@ replay_tests!(
     check_etag,
     quote_name,
     listing,
+    manifest,
     tcp_options,
     pcapng,
     packets_parse,
