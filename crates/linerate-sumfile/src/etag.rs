@@ -86,7 +86,8 @@ pub struct Line {
 /// Parses `line` (without its line end, as [`crate::check::line_content`]
 /// gives it): leading blanks, an optional backslash for an escaped name, the
 /// ETag, a blank (space or tab), a space or `*` (md5sum's binary mark, read
-/// and ignored), the name. `None` if it is malformed.
+/// and ignored), the name (unescaped, or up to a NUL byte as md5sum reads
+/// it). `None` if it is malformed.
 pub fn parse_line(line: &[u8]) -> Option<Line> {
     let start = line.iter().take_while(|&&b| is_blank(b)).count();
     let mut rest = &line[start..];
@@ -103,9 +104,12 @@ pub fn parse_line(line: &[u8]) -> Option<Line> {
     let name = if escaped {
         escape::unescape(name)?
     } else {
-        name.to_vec()
+        // md5sum reads a line as a C string: an unescaped name ends at its
+        // first NUL (an escaped one may hold none).
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        name[..end].to_vec()
     };
-    Some(Line { etag, name })
+    (!name.is_empty()).then_some(Line { etag, name })
 }
 
 /// A space or a tab, as md5sum's `ISWHITE`.
@@ -175,6 +179,20 @@ mod tests {
         ] {
             assert_eq!(parsed(&bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn an_unescaped_name_ends_at_a_nul() {
+        // Found by fuzzing (fuzz/seeds/check_etag/found-name-nul):
+        // the name was kept whole, NUL and all, and printed back it was a
+        // line that no longer parsed.
+        let line = format!("{HEX}  a\\2\0\0\x04rest");
+        assert_eq!(
+            parse_line(line.as_bytes()).map(|l| l.name),
+            Some(b"a\\2".to_vec())
+        );
+        assert_eq!(parse_line(format!("{HEX}  \0a").as_bytes()), None);
+        assert_eq!(parse_line(format!("\\{HEX}  a\\0").as_bytes()), None);
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! - [`quote`]: names in diagnostics, quoted as coreutils quotes them;
 //! - [`manifest`] and [`paths`]: a manifest of a tree (`linerate sum -r`)
 //!   read for an audit, its paths in one lexical spelling;
-//! - [`etag`]: S3's ETag in text and `ETAG  NAME` lines.
+//! - [`etag`]: S3's ETag in text and `ETAG  NAME` lines;
+//! - [`mac`]: `linerate mac --check`'s lines, one MAC's tag and length.
 //!
 //! Nothing here reads files or hashes: callers hand in lines and names.
 
@@ -22,6 +23,7 @@ pub mod escape;
 pub mod etag;
 pub mod format;
 pub mod listing;
+pub mod mac;
 pub mod manifest;
 pub mod paths;
 pub mod quote;

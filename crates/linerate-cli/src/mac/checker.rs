@@ -1,7 +1,8 @@
 //! `linerate mac --check` on `linerate sum`'s machinery ([`crate::sum::verify`]):
-//! the line syntax of one MAC ([`MacDialect`]) and the check of a listed
-//! file, whose tag is compared with the expected one in constant time
-//! ([`MacChecker`]).
+//! the line syntax of one MAC ([`MacDialect`], which lives in
+//! `linerate-sumfile` so that the fuzz targets reach it) and the check of a
+//! listed file, whose tag is compared with the expected one in constant
+//! time ([`MacChecker`]).
 
 use linerate_files::read::Reader;
 use linerate_files::{FileError, Input, Progress};
@@ -9,41 +10,8 @@ use subtle::ConstantTimeEq;
 
 use super::engine::Mac;
 use crate::sum::verify::Checker;
-use linerate::MacAlgorithm;
-use linerate_sumfile::check::{Dialect, LineOf, decode_hex_into};
-
-/// The checksum lines of one MAC: `HEX  NAME` with as many hex digits as
-/// its tag has (8 for UMAC-32 to 40 for HMAC-SHA1), or the BSD
-/// `HMAC-MD5 (NAME) = HEX` with its own tag. A BSD line of another MAC (or
-/// of MD5) is improperly formatted, as is a digest of another length: one
-/// key and nonce serve one MAC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MacDialect(pub MacAlgorithm);
-
-impl Dialect for MacDialect {
-    type Function = MacAlgorithm;
-    type Digest = Vec<u8>;
-
-    fn hex_len(&self) -> usize {
-        2 * self.0.tag_len()
-    }
-
-    fn is_tagged(&self, s: &[u8]) -> bool {
-        // Hex digits never start a tag, so an untagged line is never taken
-        // for a tagged one.
-        s.starts_with(self.0.tag().as_bytes())
-    }
-
-    fn parse_tag(&self, s: &[u8]) -> Option<(MacAlgorithm, usize, usize)> {
-        self.is_tagged(s)
-            .then(|| (self.0, self.0.tag().len(), self.hex_len()))
-    }
-
-    fn decode(&self, hex: &[u8]) -> Option<Vec<u8>> {
-        let mut tag = vec![0u8; hex.len() / 2];
-        decode_hex_into(hex, &mut tag).then_some(tag)
-    }
-}
+use linerate_sumfile::check::LineOf;
+pub use linerate_sumfile::mac::MacDialect;
 
 /// Checks files against their expected tags under one keyed MAC.
 pub struct MacChecker {
@@ -73,60 +41,5 @@ impl Checker for MacChecker {
         // Both are the MAC's length (the parser saw to it); `subtle` would
         // call different lengths unequal anyway.
         Ok(bool::from(tag.as_slice().ct_eq(line.digest.as_slice())))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use linerate_sumfile::check::{Form, Layout, parse_line};
-
-    fn parse(algorithm: MacAlgorithm, line: &str) -> Option<LineOf<MacDialect>> {
-        parse_line(
-            &MacDialect(algorithm),
-            line.as_bytes(),
-            &mut Layout::default(),
-        )
-    }
-
-    #[test]
-    fn lines_of_each_tag_length() {
-        for algorithm in super::super::OFFERED {
-            let tag: Vec<u8> = (0..algorithm.tag_len() as u8).collect();
-            let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
-            let gnu = parse(algorithm, &format!("{hex}  a b")).unwrap();
-            assert_eq!(
-                (gnu.digest.as_slice(), &gnu.name[..]),
-                (&tag[..], &b"a b"[..])
-            );
-            assert_eq!((gnu.form, gnu.tag), (Form::Gnu, None));
-            let bsd = parse(
-                algorithm,
-                &format!("{} (x) = {}", algorithm.tag(), hex.to_uppercase()),
-            )
-            .unwrap();
-            assert_eq!(bsd.digest, tag);
-            assert_eq!((bsd.form, bsd.tag), (Form::Tagged, Some(algorithm)));
-            // One digit short or long, or another MAC's tag: malformed.
-            assert_eq!(parse(algorithm, &format!("{}  a", &hex[1..])), None);
-            assert_eq!(parse(algorithm, &format!("{hex}0  a")), None);
-            for other in super::super::OFFERED
-                .into_iter()
-                .filter(|&o| o != algorithm)
-            {
-                let line = format!("{} (x) = {hex}", other.tag());
-                assert_eq!(parse(algorithm, &line), None, "{line}");
-            }
-            assert_eq!(parse(algorithm, &format!("MD5 (x) = {hex}")), None);
-        }
-    }
-
-    #[test]
-    fn escaped_names() {
-        let hex = "00112233";
-        let line = parse(MacAlgorithm::Umac32, &format!("\\{hex}  a\\nb")).unwrap();
-        assert_eq!(line.name, b"a\nb");
-        let line = parse(MacAlgorithm::Umac32, &format!("\\UMAC-32 (a\\\\b) = {hex}")).unwrap();
-        assert_eq!(line.name, b"a\\b");
     }
 }

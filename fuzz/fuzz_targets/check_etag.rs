@@ -1,0 +1,5 @@
+//! libFuzzer's entry for `check_etag`: the property lives in
+//! `linerate-fuzz-props`, where `cargo test` replays the seeds through it.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| linerate_fuzz_props::check_lines::etag(data));
