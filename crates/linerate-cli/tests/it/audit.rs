@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::support::{
     Json, LINERATE, Outcome, audit, audit_stdin, audit_unprivileged, bytes, copy_tree,
-    linerate_manifest, md5sum, md5sum_manifest, put, run_program, scratch, under,
+    linerate_manifest, md5sum, md5sum_manifest, plant_as_nobody, put, run_program, scratch, under,
 };
 
 /// The files of the standard tree: eight, three of them with names that
@@ -751,36 +751,6 @@ fn dual_manifests_per_function_and_moves() {
     assert_eq!(out.status, Some(1));
 }
 
-/// Runs `program args` as `nobody` (setpriv) when we are root, else as
-/// ourselves; `false` (with a note) where root cannot drop privileges.
-fn as_nobody(cwd: &Path, program: &str, args: &[&[u8]]) -> bool {
-    let root = std::process::Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
-    let mut all: Vec<&[u8]> = Vec::new();
-    let setpriv = Path::new("/usr/bin/setpriv");
-    if root {
-        if !setpriv.exists() {
-            eprintln!("note: running as root without setpriv; the planted links are root's");
-        } else {
-            all.extend_from_slice(&[b"--reuid=65534", b"--regid=65534", b"--clear-groups"]);
-            all.push(program.as_bytes());
-        }
-    }
-    let runner = if all.is_empty() {
-        OsStr::new(program)
-    } else {
-        setpriv.as_os_str()
-    };
-    all.extend_from_slice(args);
-    let out = run_program(runner, cwd, &all, None);
-    if out.status != Some(0) {
-        eprintln!("note: {program} as nobody failed: {}", out.stderr_text());
-    }
-    out.status == Some(0)
-}
-
 /// A tree `tree/` owned by `nobody`, who plants links out of it (to root's
 /// 0600 `secret` beside it, and to the directory holding it) and one that
 /// stays inside; `secret`'s manifest line is then listed under the links'
@@ -807,7 +777,7 @@ fn manifest_paths_never_leave_the_directory() {
         (&bytes(&secret), b"abslink"),
     ];
     for (to, name) in links {
-        if !as_nobody(&tree, "ln", &[b"-s", to, name]) {
+        if !plant_as_nobody(&tree, "ln", &[b"-s", to, name]) {
             return;
         }
     }

@@ -20,7 +20,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    Json, LINERATE, MIB, Rng, dies_with_test, peer_missing, peers_python, repository, scratch,
+    Json, LINERATE, MIB, Rng, as_nobody, dies_with_test, peer_missing, peers_python,
+    plant_as_nobody, repository, scratch,
 };
 
 const ACCESS: &str = "linerate-test";
@@ -695,35 +696,6 @@ fn a_listing_s_bad_objects_are_named_and_the_rest_verified() {
     }
 }
 
-/// Runs `program args` in `cwd` as `nobody` (setpriv) where we are root,
-/// else as ourselves; false (with a note) if it failed.
-fn as_nobody(cwd: &Path, program: &str, args: &[&str]) -> bool {
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
-    let setpriv = Path::new("/usr/bin/setpriv");
-    let mut command = if root && setpriv.exists() {
-        let mut c = Command::new(setpriv);
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", program]);
-        c
-    } else {
-        Command::new(program)
-    };
-    let out = command
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run as nobody");
-    if !out.status.success() {
-        eprintln!(
-            "note: {program} as nobody failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    out.status.success()
-}
-
 /// A tree of `nobody`'s with links planted out of it (to root's 0600
 /// file beside it, to the directory holding it, an absolute one) and one
 /// that stays inside: a listing naming the links learns nothing of the
@@ -751,7 +723,7 @@ fn verify_never_opens_a_path_outside_dir() {
         (secret_name, "abslink"),
         ("in/a", "inlink"),
     ] {
-        if !as_nobody(&tree, "ln", &["-s", to, name]) {
+        if !plant_as_nobody(&tree, "ln", &[b"-s", to.as_bytes(), name.as_bytes()]) {
             return;
         }
     }
@@ -941,31 +913,12 @@ fn verify_of_a_name_swapped_for_a_link_learns_nothing() {
         .args(["-R", "65534:65534"])
         .arg(&tree)
         .status();
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
-    let setpriv = Path::new("/usr/bin/setpriv");
     // Renames are atomic: `x` is always the decoy or the link.
     let script = "i=0; while [ $i -lt 20000 ]; do \
                   ln -s ../secret l.$$ && mv -T l.$$ x; \
                   cp decoy f.$$ && mv -T f.$$ x; i=$((i+1)); done";
-    let mut swapper = if root && setpriv.exists() {
-        let mut c = Command::new(setpriv);
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "sh",
-            "-c",
-            script,
-        ]);
-        c
-    } else {
-        let mut c = Command::new("sh");
-        c.args(["-c", script]);
-        c
-    };
+    let mut swapper = as_nobody("sh").unwrap_or_else(|| Command::new("sh"));
+    swapper.args(["-c", script]);
     let swapper = KilledOnDrop(
         swapper
             .current_dir(&tree)

@@ -48,23 +48,7 @@ fn capture(n: usize) -> Vec<u8> {
 /// Whether a second user can be tried (root, with setpriv), or `None`
 /// after saying why not.
 fn second_user() -> Option<()> {
-    if !rustix::process::geteuid().is_root() {
-        eprintln!("note: not root: the second-user test is skipped");
-        return None;
-    }
-    if !Path::new("/usr/bin/setpriv").exists() && which("setpriv").is_none() {
-        eprintln!("note: no setpriv: the second-user test is skipped");
-        return None;
-    }
-    Some(())
-}
-
-fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join(program))
-            .find(|p| p.exists())
-    })
+    crate::support::as_nobody("true").map(|_| ())
 }
 
 /// The binary copied where `nobody` may run it.
@@ -75,11 +59,10 @@ fn binary_for_nobody(dir: &Path) -> PathBuf {
     copy
 }
 
-/// `program ARGS` run as `nobody`.
+/// `program ARGS` run as `nobody` (the caller checked [`second_user`]).
 fn as_nobody(program: &Path, args: &[&str]) -> Output {
-    Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-        .arg(program)
+    crate::support::as_nobody(program)
+        .expect("root with setpriv")
         .args(args)
         .current_dir("/")
         .output()

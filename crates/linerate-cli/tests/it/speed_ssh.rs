@@ -354,17 +354,9 @@ fn running_as_root() -> bool {
 
 /// `script` run by `sh` as the unprivileged user nobody (20 s at most).
 fn as_nobody(script: &str) -> std::process::Output {
-    Command::new("timeout")
-        .args([
-            "20",
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "sh",
-            "-c",
-            script,
-        ])
+    crate::support::as_nobody("timeout")
+        .expect("root with setpriv")
+        .args(["20", "sh", "-c", script])
         .env("HOME", "/")
         .stdin(Stdio::null())
         .output()

@@ -298,15 +298,9 @@ fn follow_walks_links_and_reports_broken_ones_and_loops() {
 
 /// Runs `linerate sum ARGS` in `dir` as the user nobody, through setpriv;
 /// `None` if that cannot be done here.
-fn as_nobody(dir: &Path, args: &[&str]) -> Option<Outcome> {
-    let output = Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            LINERATE,
-            "sum",
-        ])
+fn sum_as_nobody(dir: &Path, args: &[&str]) -> Option<Outcome> {
+    let output = crate::support::as_nobody(LINERATE)?
+        .arg("sum")
         .args(args)
         .current_dir(dir)
         .env("LC_ALL", "C.UTF-8")
@@ -340,7 +334,7 @@ fn an_unreadable_directory_is_reported_and_the_rest_hashed() {
     let ours = if readable_anyway {
         // Root reads everything: run as nobody instead, if we can.
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
-        as_nobody(dir.path(), &["-r", "top/nested", "top/sizes"])
+        sum_as_nobody(dir.path(), &["-r", "top/nested", "top/sizes"])
     } else {
         Some(sum(dir.path(), &[b"-r", b"top/nested", b"top/sizes"]))
     };

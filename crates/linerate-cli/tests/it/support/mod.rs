@@ -45,6 +45,46 @@ pub fn dies_with_test(command: &mut Command) -> &mut Command {
     command
 }
 
+/// A command running `program` as the unprivileged user nobody (uid and
+/// gid 65534, no supplementary groups) through util-linux's `setpriv`: how
+/// the tests play a second local user. `None`, with a note, where this
+/// process cannot switch users (not root, or no setpriv): the caller then
+/// skips, or does the step as itself where that still tests something.
+pub fn as_nobody(program: impl AsRef<OsStr>) -> Option<Command> {
+    use std::os::unix::fs::MetadataExt;
+    let root = fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    let setpriv = Path::new("/usr/bin/setpriv");
+    if !root || !setpriv.exists() {
+        eprintln!("note: cannot run as nobody here (not root, or no /usr/bin/setpriv)");
+        return None;
+    }
+    let mut command = Command::new(setpriv);
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(program);
+    Some(command)
+}
+
+/// Runs `program ARGS` in `cwd` as nobody where we can, else as ourselves
+/// (a planted link is then ours: the test still shows it is not followed);
+/// whether it succeeded (a note says why not).
+pub fn plant_as_nobody(cwd: &Path, program: &str, args: &[&[u8]]) -> bool {
+    let mut command = as_nobody(program).unwrap_or_else(|| Command::new(program));
+    let out = command
+        .args(args.iter().map(|a| OsStr::from_bytes(a)))
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run as nobody");
+    if !out.status.success() {
+        eprintln!(
+            "note: {program} as nobody failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    out.status.success()
+}
+
 /// The binary under test.
 pub const LINERATE: &str = env!("CARGO_BIN_EXE_linerate");
 
