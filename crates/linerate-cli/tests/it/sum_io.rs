@@ -14,44 +14,37 @@ use crate::support::{ABC_HEX, LINERATE, Run, awkward_tree, hex, oracle, rename_p
 fn a_closed_pipe_ends_the_run_quietly() {
     let dir = awkward_tree();
     // Far more output than any pipe or buffer holds.
-    let mut child = Command::new(LINERATE)
+    let mut command = Command::new(LINERATE);
+    command
         .arg("sum")
         .args(std::iter::repeat_n("a", 20_000))
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut first = String::new();
-    stdout.read_line(&mut first).expect("first line");
-    drop(stdout);
-    let mut stderr = Vec::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_end(&mut stderr)
-        .expect("stderr");
-    let status = child.wait().expect("wait");
-    assert_eq!(first, format!("{ABC_HEX}  a\n"));
-    assert_eq!(String::from_utf8_lossy(&stderr), "");
+        .current_dir(dir.path());
+    let (status, stderr) = after_the_first_line(command);
+    assert_eq!(stderr, "");
     // 141 = 128 + SIGPIPE, what a shell reports for md5sum in this spot.
-    assert_eq!(status.code(), Some(141));
+    assert_eq!(status, Some(141));
 }
 
 /// `PROGRAM sum a a ...` (md5sum or linerate) run by `sh` with SIGPIPE
 /// ignored (`trap '' PIPE`, which `exec` keeps), its output a pipe closed
 /// after the first line: its status and standard error.
 fn with_sigpipe_ignored(program: &str, leading: &[&str], dir: &Path) -> (Option<i32>, String) {
-    let mut child = Command::new("sh")
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
         .arg("trap '' PIPE; exec \"$@\"")
         .arg("sh")
         .arg(program)
         .args(leading)
         .args(std::iter::repeat_n("a", 20_000))
-        .current_dir(dir)
+        .current_dir(dir);
+    after_the_first_line(command)
+}
+
+/// Runs `command` (`sum a a ...`) with its output a pipe closed after the
+/// first line, which must be `a`'s: its status and standard error.
+fn after_the_first_line(mut command: Command) -> (Option<i32>, String) {
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
