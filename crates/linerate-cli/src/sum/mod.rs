@@ -57,10 +57,8 @@
 //! - md5sum writes each output line at once (line buffering); we buffer and
 //!   flush before every diagnostic and at the end, so the combined order is
 //!   the same but a reader of a pipe sees lines in batches. A closed pipe
-//!   ends us with status 141 and no message, where md5sum dies of SIGPIPE.
-//! - A standard stream closed by the caller (`<&-`, `>&-`) is reopened on
-//!   `/dev/null` by the Rust runtime before `main`, so we read it as empty
-//!   or write into it silently; md5sum reports `Bad file descriptor`.
+//!   ends us with status 141 and no message, where md5sum dies of SIGPIPE
+//!   (where SIGPIPE was inherited ignored, both say `write error`, exit 1).
 //! - Diagnostics quote names as md5sum does in the locale named by
 //!   `LC_ALL`/`LC_CTYPE`/`LANG` (UTF-8 or not); a UTF-8 locale that is not
 //!   installed makes md5sum fall back to ASCII, which we cannot see.
