@@ -5,6 +5,9 @@
 # lint and simulations against hashlib).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's header says when it began (seconds since the start), so
+# that a slow CI run shows where its time went.
+stage() { echo "== $* [${SECONDS} s]"; }
 . scripts/setup.sh
 
 # md5sum, openssl, Python's hashlib/hmac and nettle are the independent
@@ -35,21 +38,21 @@ ensure_uu_cksum
 wheel=$(ensure_wheel | tail -1)
 ensure_python_package "$wheel"
 
-echo "== cargo fmt --check"
+stage "cargo fmt --check"
 cargo fmt --all -- --check
 cargo fmt --manifest-path fuzz/Cargo.toml --all -- --check
 # The lanes kernel's assembly is generated: the checked-in text must be
 # what the generator writes now.
-echo "== generated assembly (crates/linerate/asm)"
+stage "generated assembly (crates/linerate/asm)"
 python3 crates/linerate/asm/lanes_avx512.py --check
-echo "== cargo clippy -D warnings"
+stage "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The fuzz targets and their properties (their own workspace, fuzzed on
 # nightly) must build and lint clean on stable too.
-echo "== cargo clippy -D warnings (fuzz targets)"
+stage "cargo clippy -D warnings (fuzz targets)"
 cargo clippy --manifest-path fuzz/Cargo.toml --workspace --all-targets --locked \
     --target-dir target -- -D warnings
-echo "== cargo test"
+stage "cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
@@ -59,24 +62,25 @@ RAYON_NUM_THREADS=1 cargo test --locked -p linerate --test it md5p_oracle:: 2>&1
 # Every committed fuzz seed replayed on stable (its tests count in the
 # closing line), then every fuzz target for a fixed budget where a nightly
 # toolchain is (scripts/fuzz.sh says in one line when there is none). 15
-# targets at 12 s are about 3 minutes, after a sanitizer build of about 2.5
-# CPU-minutes fresh (7 on 2 busy cores), seconds warm; LINERATE_FUZZ_SECONDS
-# changes the budget.
-echo "== fuzzing (scripts/fuzz.sh)"
-bash scripts/fuzz.sh "${LINERATE_FUZZ_SECONDS:-12}" 2>&1 | tee -a "$log"
+# targets at 4 s are a minute, after a sanitizer build of 81 s on a fresh
+# clone (2 cores), seconds warm; a budget that keeps CI under 25 minutes
+# (depth comes from the 30-minute campaigns, docs/fuzzing.md);
+# LINERATE_FUZZ_SECONDS changes it.
+stage "fuzzing (scripts/fuzz.sh)"
+bash scripts/fuzz.sh "${LINERATE_FUZZ_SECONDS:-4}" 2>&1 | tee -a "$log"
 # The GPU tests (crates/linerate/tests/it/gpu.rs, python/tests/test_cuda.py)
 # ran above where a GPU is; without one they passed by skipping. Say which,
 # in one visible line, with linerate's own reason.
-echo "== GPU"
+stage "GPU"
 if gpu_out=$(target/debug/linerate speed gpu --quick 2>&1); then
     echo "$gpu_out"
     echo "GPU tests: run on this machine's GPU"
 else
     echo "GPU tests: skipped (${gpu_out#linerate: speed gpu: })"
 fi
-echo "== python tests against the wheel (${wheel##*/}, a fresh venv)"
+stage "python tests against the wheel (${wheel##*/}, a fresh venv)"
 .venv-wheel-test/bin/python -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee -a "$log"
-echo "== hardware simulations (hw/run-tests.sh)"
+stage "hardware simulations (hw/run-tests.sh)"
 bash hw/run-tests.sh 2>&1 | tee -a "$log"
 # One closing line for the whole run (cargo prints one per test binary,
 # the hardware script one for all its simulations).

@@ -71,7 +71,7 @@ fn round_trip<L, M>(
     fresh: M,
     line: &[u8],
     mut layout: Layout,
-    tag: fn(L::Function) -> String,
+    tag: fn(L::Function, usize) -> String,
 ) where
     L: Dialect,
     L::Digest: AsRef<[u8]> + PartialEq + std::fmt::Debug,
@@ -94,7 +94,8 @@ fn round_trip<L, M>(
     if parsed.name.is_empty() {
         return;
     }
-    let tag_text = parsed.tag.map(tag).unwrap_or_default();
+    let digest_len = parsed.digest.as_ref().len();
+    let tag_text = parsed.tag.map(|t| tag(t, digest_len)).unwrap_or_default();
     let printed = print(&parsed, &tag_text);
     let content = check::line_content(&printed).expect("a printed line is never skipped");
     let mut layout = fresh_layout(parsed.form);
@@ -118,7 +119,7 @@ pub fn md5sum(data: &[u8]) {
         || Md5Family,
         line,
         layout_of(selector),
-        HashAlgorithm::tag,
+        |a, _| a.tag(),
     );
 }
 
@@ -155,7 +156,7 @@ pub fn sum(data: &[u8]) {
         || dialect,
         line,
         layout_of(selector),
-        DigestAlgorithm::tag,
+        |a, _| a.tag(),
     );
 }
 
@@ -174,8 +175,19 @@ pub fn cksum(data: &[u8]) {
         || CksumFamily::new(specified),
         line,
         layout_of(selector),
-        CksumAlgorithm::tag,
+        cksum_tag,
     );
+}
+
+/// cksum's tag for a digest of `digest_len` bytes: with its length in
+/// bits where the line checks only a prefix (`MD5-64`), as cksum 9.1 reads
+/// a tag's length on any function.
+fn cksum_tag(algorithm: CksumAlgorithm, digest_len: usize) -> String {
+    if digest_len == algorithm.digest_len() {
+        algorithm.tag()
+    } else {
+        format!("{}-{}", algorithm.tag(), digest_len * 8)
+    }
 }
 
 /// `linerate mac -c`'s lines: the first byte picks the layout and the MAC.
@@ -190,7 +202,7 @@ pub fn mac(data: &[u8]) {
         || dialect,
         line,
         layout_of(selector),
-        |a| a.tag().to_string(),
+        |a, _| a.tag().to_string(),
     );
 }
 
