@@ -69,6 +69,21 @@ fn as_nobody(program: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `linerate packets sign INPUT -o OUT --alg ALG` with the test key.
+fn sign_with(input: &str, out: &str, alg: &str) -> (i32, String, String) {
+    linerate(&[
+        "packets",
+        "sign",
+        input,
+        "-o",
+        out,
+        "--alg",
+        alg,
+        "--key-hex",
+        KEY_HEX,
+    ])
+}
+
 fn sign_args<'a>(input: &'a str, output: &'a str) -> Vec<&'a str> {
     vec![
         "packets",
@@ -482,17 +497,7 @@ fn tcp_ao_beside_tcp_md5_is_malformed() {
     let out = out.to_str().unwrap();
     let why = "both a TCP-AO and a TCP-MD5 option (RFC 5925 section 2.2 allows one)";
     for alg in ["tcp-md5", "tcp-ao-hmac-sha1-96"] {
-        let (status, stdout, stderr) = linerate(&[
-            "packets",
-            "sign",
-            input,
-            "-o",
-            out,
-            "--alg",
-            alg,
-            "--key-hex",
-            KEY_HEX,
-        ]);
+        let (status, stdout, stderr) = sign_with(input, out, alg);
         assert_eq!(status, 1, "{alg}: {stderr}");
         assert_eq!(stderr, format!("linerate: {input}: packet 1: {why}\n"));
         assert_eq!(stdout, "1 packets: 0 signed, 1 skipped (1 malformed)\n");
@@ -530,17 +535,7 @@ fn tcp_ao_beside_tcp_md5_is_malformed() {
             &pcap(&[Rec::new(101, segment_with(&options))], false, false),
         );
         let input = input.to_str().unwrap();
-        let (status, _, stderr) = linerate(&[
-            "packets",
-            "sign",
-            input,
-            "-o",
-            out,
-            "--alg",
-            alg,
-            "--key-hex",
-            KEY_HEX,
-        ]);
+        let (status, _, stderr) = sign_with(input, out, alg);
         assert_eq!(status, 1, "{alg}");
         assert!(
             stderr.contains(&format!("packet 1: carries a {other} option:")),
