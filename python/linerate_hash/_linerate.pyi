@@ -97,3 +97,8 @@ def s3_checksums_many(
     threads: Optional[int] = None,
     errors: str = "raise",
 ) -> List[Union[Dict[str, str], OSError]]: ...
+
+# Test-only, never for use: panics on purpose (where: "here", "detached" with
+# the GIL released, "thread" on a worker thread) so that the tests can check
+# that a panic raises pyo3_runtime.PanicException instead of aborting Python.
+def _test_panic(where: str = "here") -> None: ...
