@@ -88,3 +88,93 @@ def test_panic_messages_survive_the_polars_plugin():
 def test_test_panic_takes_known_places_only():
     with pytest.raises(ValueError, match="where must be"):
         linerate._linerate._test_panic("elsewhere")
+
+
+# --- Polars: every type but String and Binary is Polars' error -----------------
+
+# name -> (expression building the column, the type's name in the message)
+POLARS_REFUSED = {
+    "categorical": ('pl.Series(["a", "b", "a"], dtype=pl.Categorical)', "Categorical"),
+    "enum": ('pl.Series(["a", "b"], dtype=pl.Enum(["a", "b"]))', "Enum"),
+    "struct": ('pl.Series([{"a": 1, "b": "x"}, None])', "Struct"),
+    "decimal": ('pl.Series([Decimal("1.5"), None])', "Decimal"),
+    "array": ("pl.Series([[1, 2], [3, 4]], dtype=pl.Array(pl.Int64, 2))", "Array(Int64, 2)"),
+    "int128": ("pl.Series([1, -2], dtype=pl.Int128)", "Int128"),
+    "list_categorical": ('pl.Series([["a"], ["b", "a"]], dtype=pl.List(pl.Categorical))', "List(Categorical)"),
+    "object": ("pl.Series([object(), object()], dtype=pl.Object)", "Object"),
+    "int64": ("pl.Series([1, 2])", "Int64"),
+    "date": ("pl.Series([1, 2], dtype=pl.Date)", "Date"),
+    "null": ("pl.Series([None, None])", "Null"),
+    "boolean": ("pl.Series([True, None])", "Boolean"),
+    "list_string": ('pl.Series([["a"], []])', "List(String)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(POLARS_REFUSED))
+def test_polars_refuses_other_types_with_polars_error(case):
+    pytest.importorskip("polars")
+    column, shown = POLARS_REFUSED[case]
+    run_isolated(
+        f"""
+        from decimal import Decimal
+        import polars as pl
+        import linerate_hash.polars as lp
+
+        df = pl.DataFrame({{"x": {column}}})
+        runs = {{
+            "eager": lambda: df.select(lp.md5("x")),
+            "eager hex": lambda: df.select(lp.md5(pl.col("x"), hex=True)),
+            "lazy": lambda: df.lazy().select(lp.md5("x")).collect(),
+            "streaming": lambda: df.lazy().select(lp.md5("x", hex=True)).collect(engine="streaming"),
+        }}
+        for how, run in runs.items():
+            try:
+                out = run()
+            except (pl.exceptions.ComputeError, pl.exceptions.InvalidOperationError) as e:
+                message = str(e)
+                if how == "eager":
+                    assert "md5 takes String or Binary columns" in message, message
+                    assert {shown!r} in message, message
+            else:
+                raise AssertionError(f"{{how}}: hashed a {{df.schema['x']}} column: {{out}}")
+        # The interpreter and the plugin still work.
+        good = pl.DataFrame({{"x": ["abc"]}}).select(lp.md5("x"))
+        assert good["x"].to_list() == [bytes.fromhex("900150983cd24fb0d6963f7d28e17f72")]
+        print("ok")
+        """
+    )
+
+
+def test_polars_object_series_is_refused():
+    # The issue's case, as it was written: an Object column hashed the
+    # addresses of its values.
+    pytest.importorskip("polars")
+    run_isolated(
+        """
+        import polars as pl
+        import linerate_hash.polars as lp
+
+        s = pl.Series("o", [object(), object()], dtype=pl.Object)
+        try:
+            s.to_frame().select(lp.md5("o"))
+        except pl.exceptions.PolarsError as e:
+            assert "String or Binary" in str(e), str(e)
+        else:
+            raise AssertionError("an Object column was hashed")
+        print("ok")
+        """
+    )
+
+
+def test_polars_string_and_binary_still_hash():
+    pl = pytest.importorskip("polars")
+    import linerate_hash.polars as lp
+
+    rows = ["", "a", "abc", "x" * 100, None]
+    df = pl.DataFrame({"s": rows, "b": [None if r is None else r.encode() for r in rows]})
+    want = [None if r is None else hashlib.md5(r.encode()).digest() for r in rows]
+    got = df.select(lp.md5("s").alias("s"), lp.md5("b").alias("b"))
+    assert got["s"].to_list() == want
+    assert got["b"].to_list() == want
+    hexes = df.lazy().select(lp.md5("s", hex=True)).collect(engine="streaming")["s"].to_list()
+    assert hexes == [None if d is None else d.hex() for d in want]
