@@ -11,8 +11,9 @@ lazy and streaming queries alike, reading the column's views in place.
 and DuckDB's ``md5(col)``); otherwise a ``Binary`` column of 16-byte
 digests. Nulls stay null. A column of any other type (Int64,
 Categorical, Struct, Object ...) raises Polars' ``ComputeError`` naming
-the type, when the query is planned. Needs ``polars`` (``pip install
-'linerate-hash[polars]'``).
+the type, when the query is planned; so does a result too large for
+memory (Polars' plugins can raise nothing else). Needs ``polars``
+(``pip install 'linerate-hash[polars]'``).
 """
 
 from __future__ import annotations

@@ -76,6 +76,8 @@ pub fn warn(py: Python<'_>, why: &linerate::gpu::Unavailable) -> PyResult<()> {
 }
 
 /// MD5 of `rows` into `out` (16 bytes a row, or 32 hex digits) on the GPU.
+/// Binary digests go straight into `out`; hex ones through a scratch
+/// buffer allocated fallibly (an error, not an abort, where it does not fit).
 #[cfg(feature = "cuda")]
 pub fn hash_on_gpu<R: linerate::Rows + ?Sized>(
     ctx: &linerate::gpu::Context,
@@ -83,14 +85,15 @@ pub fn hash_on_gpu<R: linerate::Rows + ?Sized>(
     hex: bool,
     out: &mut [u8],
 ) -> Result<(), String> {
-    let mut digests = vec![[0u8; 16]; rows.count()];
+    if !hex {
+        let (digests, _) = out.as_chunks_mut::<16>();
+        return ctx.md5_rows(rows, digests).map_err(|e| e.to_string());
+    }
+    let mut digests = crate::column::try_vec(rows.count()).map_err(|e| e.to_string())?;
+    digests.resize(rows.count(), [0u8; 16]);
     ctx.md5_rows(rows, &mut digests)
         .map_err(|e| e.to_string())?;
-    if hex {
-        linerate::hex::hex_digests(&digests, out);
-    } else {
-        out.copy_from_slice(digests.as_flattened());
-    }
+    linerate::hex::hex_digests(&digests, out);
     Ok(())
 }
 

@@ -281,7 +281,7 @@ fn md5_series(inputs: &[Series], hex: bool) -> PolarsResult<Series> {
         .chunks()
         .iter()
         .map(|chunk| md5_array(chunk.as_ref() as &dyn Array, hex, Shape::Views, 1))
-        .collect::<Result<Vec<_>, String>>()
+        .collect::<Result<Vec<_>, _>>()
         .map_err(|e| polars_err!(ComputeError: "{}", e))?;
     Series::try_from((s.name().clone(), chunks))
 }

@@ -178,3 +178,75 @@ def test_polars_string_and_binary_still_hash():
     assert got["b"].to_list() == want
     hexes = df.lazy().select(lp.md5("s", hex=True)).collect(engine="streaming")["s"].to_list()
     assert hexes == [None if d is None else d.hex() for d in want]
+
+
+# --- a column result that does not fit raises MemoryError ----------------------
+
+# The address space is capped just above what the process holds after
+# building its input (8 M rows: 32 MB of offsets, or 128 MB of views), so
+# that the 256 MB of hex digests cannot be had but the input and a small
+# call still fit.
+LIMIT_AFTER_INPUT = """
+    import resource
+
+    def cap_address_space(headroom=128 << 20):
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[0])
+        now = pages * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (now + headroom, resource.RLIM_INFINITY))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
+def test_arrow_result_too_large_raises_memory_error():
+    pytest.importorskip("pyarrow")
+    run_isolated(
+        LIMIT_AFTER_INPUT
+        + """
+    import hashlib
+    import numpy as np
+    import pyarrow as pa
+    import linerate_hash.arrow as la
+
+    n = 8_000_000
+    offsets = np.zeros(n + 1, np.int32)
+    column = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(b"")])
+    small = pa.array([b"abc"])
+    la.md5(small, hex=True)  # warm: everything but the big result is loaded
+    cap_address_space()
+    try:
+        la.md5(column, hex=True)
+    except MemoryError as e:
+        assert "allocate" in str(e), str(e)
+    else:
+        raise AssertionError("256 MB of digests fit under the cap: raise n")
+    assert la.md5(small).to_pylist() == [hashlib.md5(b"abc").digest()]
+    print("ok")
+    """
+    )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
+def test_polars_result_too_large_is_an_error_not_an_abort():
+    # Polars' plugin interface carries Polars' errors only: ComputeError
+    # naming the allocation.
+    pytest.importorskip("polars")
+    run_isolated(
+        LIMIT_AFTER_INPUT
+        + """
+    import polars as pl
+    import linerate_hash.polars as lp
+
+    n = 8_000_000
+    df = pl.select(x=pl.int_range(n).cast(pl.String)).rechunk()
+    pl.DataFrame({"x": ["abc"]}).select(lp.md5("x", hex=True))  # warm
+    cap_address_space()
+    try:
+        df.select(lp.md5("x", hex=True))
+    except pl.exceptions.ComputeError as e:
+        assert "cannot allocate" in str(e), str(e)
+    else:
+        raise AssertionError("the digests fit under the cap: raise n")
+    print("ok")
+    """
+    )
