@@ -180,6 +180,57 @@ def test_polars_string_and_binary_still_hash():
     assert hexes == [None if d is None else d.hex() for d in want]
 
 
+# --- md5_cuda: a bad type string is a ValueError, before any GPU ---------------
+
+
+BAD_TYPESTRS = ["", "|", "<", ">", "u1", "|u", "<i", "é1", "|é1", "<iéé", "|u1x", "|u-1", "<i99999999999999999999999"]
+
+
+def test_md5_cuda_bad_typestrs_are_value_errors():
+    # Fake arrays: nothing here is device memory, and nothing may be read.
+    run_isolated(
+        f"""
+        import linerate_hash as lh
+
+        class Fake:
+            def __init__(self, typestr, n=4):
+                self.__cuda_array_interface__ = {{
+                    "shape": (n,), "typestr": typestr, "data": (0x1000, False), "version": 3,
+                }}
+
+        for bad in {BAD_TYPESTRS!r}:
+            for values, offsets, which in (
+                (Fake(bad), Fake("<i8"), "values"),
+                (Fake("|u1"), Fake(bad), "offsets"),
+            ):
+                try:
+                    lh.md5_cuda(values, offsets)
+                except ValueError as e:
+                    assert which in str(e) and "typestr" in str(e), (bad, which, str(e))
+                else:
+                    raise AssertionError(f"typestr {{bad!r}} of {{which}} accepted")
+        print("ok")
+        """
+    )
+
+
+def test_md5_cuda_checks_types_and_sizes_before_the_gpu():
+    class Fake:
+        def __init__(self, typestr, n=4):
+            self.__cuda_array_interface__ = {"shape": (n,), "typestr": typestr, "data": (0x1000, False), "version": 3}
+
+    # Wrong kinds or byte order are TypeErrors naming the typestr.
+    with pytest.raises(TypeError, match="one-byte elements"):
+        linerate.md5_cuda(Fake("<i4"), Fake("<i8"))
+    with pytest.raises(TypeError, match="little-endian int32, int64 or uint64"):
+        linerate.md5_cuda(Fake("|u1"), Fake(">i8"))
+    with pytest.raises(TypeError, match="little-endian int32, int64 or uint64"):
+        linerate.md5_cuda(Fake("|u1"), Fake("<f8"))
+    # A shape no array can have.
+    with pytest.raises(ValueError, match="larger than any array"):
+        linerate.md5_cuda(Fake("|u1"), Fake("<i8", n=2**62))
+
+
 # --- a column result that does not fit raises MemoryError ----------------------
 
 # The address space is capped just above what the process holds after
