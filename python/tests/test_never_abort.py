@@ -301,3 +301,132 @@ def test_polars_result_too_large_is_an_error_not_an_abort():
     print("ok")
     """
     )
+
+
+# --- hashlib's and the CLI's conventions ---------------------------------------
+
+
+@pytest.mark.parametrize("flag", [True, False, 0, 1, None, "", [], object()])
+def test_usedforsecurity_takes_any_value_as_hashlib_does(flag):
+    want = hashlib.md5(b"abc", usedforsecurity=flag).hexdigest()
+    assert linerate.md5(b"abc", usedforsecurity=flag).hexdigest() == want
+    assert linerate.new("md5", b"abc", usedforsecurity=flag).hexdigest() == want
+    assert linerate.new("MD5", b"abc", usedforsecurity=flag).hexdigest() == want
+    assert linerate.md5p(16, b"abc", usedforsecurity=flag).digest() == linerate.new("md5p16", b"abc").digest()
+
+
+def test_usedforsecurity_truth_errors_propagate_as_in_hashlib():
+    class NoTruth:
+        def __bool__(self):
+            raise RuntimeError("no truth value")
+
+    with pytest.raises(RuntimeError, match="no truth value"):
+        hashlib.md5(usedforsecurity=NoTruth())
+    for call in (
+        lambda: linerate.md5(usedforsecurity=NoTruth()),
+        lambda: linerate.md5p(4, usedforsecurity=NoTruth()),
+        lambda: linerate.new("md5", usedforsecurity=NoTruth()),
+    ):
+        with pytest.raises(RuntimeError, match="no truth value"):
+            call()
+
+
+NAMES = [
+    "md5", "MD5", "Md5", "md5p4", "MD5P4", "Md5P16", "md5p256",
+    "md5p+4", "md5p-4", "md5p016", "md5p 4", " md5p4", "md5p4 ", "md5p", "md5p0",
+    "md5p6", "md5p260", "md5p1000", "md5p4x", "sha1", "", "md5\x00",
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_rule_for_algorithm_names(tmp_path, name):
+    # new() accepts exactly the names hash_file() (and so Dask's workers,
+    # and `linerate sum -a`, which share linerate's parser) accepts, in
+    # either case as hashlib.new("MD5") does, and they hash alike.
+    path = tmp_path / "f"
+    path.write_bytes(b"some bytes")
+    try:
+        by_file = linerate.hash_file(str(path), name)
+    except ValueError:
+        by_file = None
+    try:
+        by_new = linerate.new(name, b"some bytes").digest()
+    except ValueError as e:
+        assert "unsupported hash type" in str(e), str(e)
+        by_new = None
+    assert by_new == by_file, (name, by_new, by_file)
+    if name.lower() == "md5":
+        assert by_new == hashlib.new(name, b"some bytes").digest()
+
+
+def test_md5p_plus_4_is_refused_as_the_cli_refuses_it():
+    with pytest.raises(ValueError, match=r"unsupported hash type md5p\+4: invalid algorithm 'md5p\+4'"):
+        linerate.new("md5p+4")
+    assert "md5p4" in linerate.algorithms_available
+
+
+@pytest.mark.parametrize("nonce", [b"", bytes(17), bytes(100)])
+def test_umac_verify_refuses_the_nonces_tag_refuses(nonce):
+    mac = linerate.umac(bytes(range(16)), 64)
+    with pytest.raises(ValueError) as by_tag:
+        mac.tag(b"message", nonce)
+    with pytest.raises(ValueError) as by_verify:
+        mac.verify(b"message", nonce, bytes(8))
+    assert str(by_verify.value) == str(by_tag.value)
+    assert f"not {len(nonce)}" in str(by_verify.value)
+
+
+def test_umac_verify_still_answers_true_and_false():
+    mac = linerate.umac(bytes(range(16)), 64)
+    tag = mac.tag(b"message", b"nonce-1")
+    assert mac.verify(b"message", b"nonce-1", tag)
+    assert not mac.verify(b"message", b"nonce-2", tag)
+    assert not mac.verify(b"message", b"nonce-1", tag[:-1])
+    assert not mac.verify(b"message", b"nonce-1", tag + b"\x00")
+
+
+@pytest.mark.parametrize("threads", [0, -1])
+def test_duckdb_register_refuses_bad_threads_at_once(threads):
+    duckdb = pytest.importorskip("duckdb")
+    import linerate_hash.duckdb as lduck
+
+    con = duckdb.connect()
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        lduck.register(con, threads=threads)
+    # Nothing was registered.
+    with pytest.raises(duckdb.Error):
+        con.sql("SELECT linerate_md5('abc')").fetchall()
+
+
+def test_duckdb_register_takes_none_and_counts():
+    duckdb = pytest.importorskip("duckdb")
+    import linerate_hash.duckdb as lduck
+
+    for threads in (None, 1, 3):
+        con = duckdb.connect()
+        lduck.register(con, threads=threads)
+        assert con.sql("SELECT linerate_md5('abc')").fetchall() == [(hashlib.md5(b"abc").hexdigest(),)]
+
+
+@pytest.mark.parametrize("files_per_task", [0, -1])
+def test_dask_files_per_task_below_one_is_refused(tmp_path, files_per_task):
+    pytest.importorskip("dask")
+    import linerate_hash.dask as ldask
+
+    path = tmp_path / "f"
+    path.write_bytes(b"abc")
+    with pytest.raises(ValueError, match="files_per_task must be at least 1"):
+        ldask.hash_files([str(path)], files_per_task=files_per_task)
+    with pytest.raises(ValueError, match="files_per_task must be at least 1"):
+        ldask.s3_checksums([str(path)], ["md5"], files_per_task=files_per_task)
+    # An empty list is refused alike, not returned before the check.
+    with pytest.raises(ValueError, match="files_per_task must be at least 1"):
+        ldask.hash_files([], files_per_task=files_per_task)
+
+
+def test_dask_refuses_names_hash_files_refuses_before_any_task():
+    pytest.importorskip("dask")
+    import linerate_hash.dask as ldask
+
+    with pytest.raises(ValueError, match="unsupported hash type"):
+        ldask.hash_files(["/nonexistent"], algo="md5p+4")
