@@ -17,5 +17,5 @@ for l in sys.stdin:
     m=json.loads(l)
     if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"]=="it": print(m["executable"])' | tail -1)
 cp "$test_bin" .gpu/linerate-it
-VIRTUAL_ENV=$PWD/.venv-python PATH=$PWD/.venv-python/bin:$PATH .venv-wheel/bin/maturin develop --release -m python/Cargo.toml
+VIRTUAL_ENV=$PWD/.venv-python PATH=$PWD/.venv-python/bin:$PATH .venv-wheel/bin/maturin develop --profile python -m python/Cargo.toml
 ls -la .gpu python/linerate_hash/_linerate.abi3.so

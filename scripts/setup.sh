@@ -163,7 +163,9 @@ ensure_wheel() {
     fi
     echo "setup: building the manylinux2014 wheel (maturin --zig)" >&2
     rm -rf "$root/target/wheels"
-    PATH="$tools/bin:$PATH" "$tools/bin/maturin" build --release --zig \
+    # The `python` profile: release, unwinding (a panic raises
+    # PanicException); `--release` would abort Python on a panic.
+    PATH="$tools/bin:$PATH" "$tools/bin/maturin" build --profile python --zig \
         --compatibility manylinux2014 -m "$root/python/Cargo.toml" \
         -o "$root/target/wheels" >/dev/null 2>&1 \
         || { echo "setup: maturin build --zig failed" >&2; exit 1; }

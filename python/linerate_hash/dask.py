@@ -14,6 +14,7 @@ partition, each in one :func:`linerate_hash.arrow.md5` call on its worker:
 
 from __future__ import annotations
 
+import operator
 import os
 from typing import Any, List, Optional, Sequence, Union
 
@@ -51,7 +52,10 @@ def hash_files(
     """
     if errors not in ("raise", "return"):
         raise ValueError(f"errors must be 'raise' or 'return', not {errors!r}")
-    linerate.new(algo)  # an unknown algorithm fails here, not on a worker
+    files_per_task = _check_files_per_task(files_per_task)
+    # An unknown algorithm fails here, not on a worker: new() parses names
+    # as hash_files() does.
+    linerate.new(algo)
     return _run_slices(paths, client, files_per_task, errors, _hash_slice, {"algo": algo})
 
 
@@ -78,6 +82,7 @@ def s3_checksums(
     """
     if errors not in ("raise", "return"):
         raise ValueError(f"errors must be 'raise' or 'return', not {errors!r}")
+    files_per_task = _check_files_per_task(files_per_task)
     options = {"algorithms": list(algorithms), "part_size": part_size, "type": type}
     # Bad algorithms or types fail here, not on a worker.
     linerate.s3_checksums_many([], **options)
@@ -93,9 +98,7 @@ def _run_slices(paths, client, files_per_task, errors, work, options) -> List[An
         return []
     if client is None:
         client = _active_client()
-    size = files_per_task or _files_per_task(len(paths), client)
-    if size < 1:
-        raise ValueError("files_per_task must be at least 1")
+    size = _files_per_task(len(paths), client) if files_per_task is None else files_per_task
     slices = [paths[i : i + size] for i in range(0, len(paths), size)]
     # Errors travel back as values, so the first one in input order (not
     # the first to finish) is the one raised.
@@ -110,6 +113,17 @@ def _run_slices(paths, client, files_per_task, errors, work, options) -> List[An
             if isinstance(r, BaseException):
                 raise r
     return results
+
+
+def _check_files_per_task(files_per_task: Optional[int]) -> Optional[int]:
+    """None (the default), or an int of at least 1: 0 is refused like any
+    other count below 1, never taken for the default."""
+    if files_per_task is None:
+        return None
+    files_per_task = operator.index(files_per_task)
+    if files_per_task < 1:
+        raise ValueError(f"files_per_task must be at least 1, not {files_per_task}")
+    return files_per_task
 
 
 def _active_client() -> Optional[Any]:

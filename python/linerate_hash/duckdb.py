@@ -33,6 +33,7 @@ Needs ``duckdb``, ``pyarrow`` and ``numpy`` (``pip install './python[duckdb]'``)
 
 from __future__ import annotations
 
+import operator
 from typing import Any, List, Optional
 
 import pyarrow as pa
@@ -52,7 +53,12 @@ def register(con: Any, name: str = "linerate_md5", *, threads: Optional[int] = 1
     ``name_blob_binary`` on the DuckDB connection `con` (see the module's
     table) and returns those names. `threads`: threads per call; 1 by
     default, since DuckDB already calls the functions from each of its own
-    threads on vectors too small to share out."""
+    threads on vectors too small to share out; ``None`` for every core.
+    A `threads` below 1 raises ValueError here, not at the first query."""
+    if threads is not None:
+        threads = operator.index(threads)
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
     made = []
     for suffix, argument, hex in (
         ("", VARCHAR, True),

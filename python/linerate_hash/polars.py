@@ -9,8 +9,11 @@ lazy and streaming queries alike, reading the column's views in place.
 
 ``hex=True`` gives a ``String`` column of 32 lowercase hex digits (Spark's
 and DuckDB's ``md5(col)``); otherwise a ``Binary`` column of 16-byte
-digests. Nulls stay null. Needs ``polars`` (``pip install
-'linerate-hash[polars]'``).
+digests. Nulls stay null. A column of any other type (Int64,
+Categorical, Struct, Object ...) raises Polars' ``ComputeError`` naming
+the type, when the query is planned; so does a result too large for
+memory (Polars' plugins can raise nothing else). Needs ``polars``
+(``pip install 'linerate-hash[polars]'``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ _LIBRARY = Path(__file__).parent
 
 def md5(expr: Union[pl.Expr, str], *, hex: bool = False) -> pl.Expr:
     """The MD5 of every row of `expr` (a ``String`` or ``Binary``
-    expression, or a column name)."""
+    expression, or a column name); any other type is Polars'
+    ``ComputeError``."""
     if isinstance(expr, str):
         expr = pl.col(expr)
     return register_plugin_function(

@@ -17,7 +17,7 @@ use linerate::lanes::rows::Offset;
 use linerate::{OffsetRows, ViewRows};
 use pyo3_polars::export::polars_error::PolarsError;
 
-use crate::column;
+use crate::column::{self, ColumnError};
 
 /// Rows per data buffer of a view array: its offsets are 32-bit, so one
 /// buffer holds at most 2^26 hex digests (2 GiB).
@@ -35,15 +35,19 @@ pub enum Shape {
 
 /// The digests of every row of `array` (nulls hashed as whatever bytes
 /// their slot holds, then masked by the copied validity), on up to
-/// `threads` threads.
+/// `threads` threads. The result's buffers are allocated fallibly
+/// (`OutOfMemory`, not an abort).
 pub fn md5_array(
     array: &dyn Array,
     hex: bool,
     shape: Shape,
     threads: usize,
-) -> Result<Box<dyn Array>, String> {
+) -> Result<Box<dyn Array>, ColumnError> {
     let n = array.len();
-    let mut out = column::output_buffer(column::width(hex) * n);
+    let len = column::width(hex)
+        .checked_mul(n)
+        .ok_or(ColumnError::OutOfMemory { bytes: usize::MAX })?;
+    let mut out = column::output_buffer(len)?;
     hash_array(array, hex, threads, &mut out)?;
     finish(out, n, hex, shape, array.validity().cloned())
 }
@@ -112,9 +116,9 @@ fn finish(
     hex: bool,
     shape: Shape,
     validity: Option<Bitmap>,
-) -> Result<Box<dyn Array>, String> {
+) -> Result<Box<dyn Array>, ColumnError> {
     let w = column::width(hex);
-    let err = |e: PolarsError| e.to_string();
+    let err = |e: PolarsError| ColumnError::Invalid(e.to_string());
     Ok(match shape {
         Shape::Flat if !hex => Box::new(
             FixedSizeBinaryArray::try_new(
@@ -125,11 +129,9 @@ fn finish(
             .map_err(err)?,
         ),
         Shape::Flat if w * n <= i32::MAX as usize => {
-            Box::new(strings::<i32>(out, n, ArrowDataType::Utf8, validity).map_err(err)?)
+            Box::new(strings::<i32>(out, n, ArrowDataType::Utf8, validity)?)
         }
-        Shape::Flat => {
-            Box::new(strings::<i64>(out, n, ArrowDataType::LargeUtf8, validity).map_err(err)?)
-        }
+        Shape::Flat => Box::new(strings::<i64>(out, n, ArrowDataType::LargeUtf8, validity)?),
         Shape::Views => {
             // Slices of one allocation, each within a view's 32-bit reach.
             let all = Buffer::from(out);
@@ -140,23 +142,18 @@ fn finish(
                         .sliced(start..(start + w * ROWS_PER_BUFFER).min(all.len()))
                 })
                 .collect();
-            let views: Vec<View> = data
-                .iter()
-                .enumerate()
-                .flat_map(|(b, chunk)| {
-                    chunk
-                        .chunks_exact(w)
-                        .enumerate()
-                        .map(move |(i, digest)| View {
-                            length: w as u32,
-                            prefix: u32::from_le_bytes([
-                                digest[0], digest[1], digest[2], digest[3],
-                            ]),
-                            buffer_idx: b as u32,
-                            offset: (w * i) as u32,
-                        })
-                })
-                .collect();
+            let mut views: Vec<View> = column::try_vec(n)?;
+            views.extend(data.iter().enumerate().flat_map(|(b, chunk)| {
+                chunk
+                    .chunks_exact(w)
+                    .enumerate()
+                    .map(move |(i, digest)| View {
+                        length: w as u32,
+                        prefix: u32::from_le_bytes([digest[0], digest[1], digest[2], digest[3]]),
+                        buffer_idx: b as u32,
+                        offset: (w * i) as u32,
+                    })
+            }));
             let views = Buffer::from(views);
             let data = Buffer::from(data);
             if hex {
@@ -180,12 +177,15 @@ fn strings<O: ArrowOffset>(
     n: usize,
     dtype: ArrowDataType,
     validity: Option<Bitmap>,
-) -> Result<Utf8Array<O>, PolarsError> {
-    let offsets: Vec<O> = (0..=n).map(|i| O::from_as_usize(32 * i)).collect();
+) -> Result<Utf8Array<O>, ColumnError> {
+    let mut offsets: Vec<O> = column::try_vec(n + 1)?;
+    offsets.extend((0..=n).map(|i| O::from_as_usize(32 * i)));
+    let err = |e: PolarsError| ColumnError::Invalid(e.to_string());
     Utf8Array::<O>::try_new(
         dtype,
-        OffsetsBuffer::try_from(offsets)?,
+        OffsetsBuffer::try_from(offsets).map_err(err)?,
         Buffer::from(text),
         validity,
     )
+    .map_err(err)
 }

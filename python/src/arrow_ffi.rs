@@ -117,7 +117,7 @@ pub fn md5_arrow(
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let result = py
         .detach(|| md5_array(imported.as_ref(), hex, Shape::Flat, threads))
-        .map_err(PyTypeError::new_err)?;
+        .map_err(|e| e.into_py_err(PyTypeError::new_err))?;
     let result = with_aligned_validity(result);
     let field = Field::new("md5".into(), result.dtype().clone(), true);
     Ok(ArrowDigests {

@@ -3,6 +3,8 @@
 //! Every column entry point (`md5_many_offsets`, Arrow, Polars) ends here,
 //! with the GIL released.
 
+use std::fmt;
+
 use linerate::Rows;
 use linerate::hex::hex_digests;
 use linerate::lanes::Lanes;
@@ -69,16 +71,86 @@ fn hash_run<R: Rows + ?Sized>(lanes: &Lanes, rows: &R, start: usize, hex: bool, 
     }
 }
 
+/// Why a column's digests could not be made.
+#[derive(Debug)]
+pub enum ColumnError {
+    /// The input is not a column that can be hashed (the message says why).
+    Invalid(String),
+    /// Memory for the result could not be had: Python's `MemoryError`,
+    /// as `bytearray(n)` raises, where an infallible allocation would
+    /// abort the interpreter.
+    OutOfMemory { bytes: usize },
+}
+
+impl ColumnError {
+    /// The Python exception: `invalid`'s for an input that cannot be
+    /// hashed, `MemoryError` for memory.
+    pub fn into_py_err(self, invalid: impl FnOnce(String) -> pyo3::PyErr) -> pyo3::PyErr {
+        match self {
+            ColumnError::Invalid(message) => invalid(message),
+            e @ ColumnError::OutOfMemory { .. } => {
+                pyo3::exceptions::PyMemoryError::new_err(e.to_string())
+            }
+        }
+    }
+}
+
+impl From<String> for ColumnError {
+    fn from(message: String) -> ColumnError {
+        ColumnError::Invalid(message)
+    }
+}
+
+impl fmt::Display for ColumnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ColumnError::Invalid(message) => f.write_str(message),
+            ColumnError::OutOfMemory { bytes } => {
+                write!(f, "cannot allocate {bytes} bytes for the digests")
+            }
+        }
+    }
+}
+
+/// An empty vector with room for exactly `len` items, or `OutOfMemory`
+/// (a result's size comes from the caller's column: it may not fit).
+pub fn try_vec<T>(len: usize) -> Result<Vec<T>, ColumnError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| ColumnError::OutOfMemory {
+            bytes: len.saturating_mul(size_of::<T>()),
+        })?;
+    Ok(v)
+}
+
 /// Output buffers at least this large ask for huge pages.
 const HUGE_MIN: usize = 4 << 20;
 
-/// A zeroed buffer for `len` bytes of digests. A large one is fresh memory
-/// from the kernel, and filling it 4 KiB page by page costs a fault per
-/// page, as much as hashing the rows (measured: 2 M hex digests, 27.5 M
-/// rows/s into fresh memory, 47 M into reused); on Linux it asks for
-/// transparent huge pages first, 512 times fewer faults.
-pub fn output_buffer(len: usize) -> Vec<u8> {
-    let buf = vec![0u8; len];
+/// A zeroed buffer for `len` bytes of digests, or `OutOfMemory`. A large
+/// one is fresh memory from the kernel, and filling it 4 KiB page by page
+/// costs a fault per page, as much as hashing the rows (measured: 2 M hex
+/// digests, 27.5 M rows/s into fresh memory, 47 M into reused); on Linux it
+/// asks for transparent huge pages first, 512 times fewer faults.
+pub fn output_buffer(len: usize) -> Result<Vec<u8>, ColumnError> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(len)
+        .map_err(|_| ColumnError::OutOfMemory { bytes: len })?;
+    // The allocator's zeroed memory, as `vec![0; len]` takes it (fresh
+    // pages from the kernel, not written before the advice below), but
+    // with the failure returned: `vec!` aborts the process, and a `Vec`'s
+    // fallible reserve gives memory that would need zeroing, a pass over
+    // every page before the hashing's.
+    // SAFETY: `layout` has a non-zero size (len > 0).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(ColumnError::OutOfMemory { bytes: len });
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout a
+    // `Vec<u8>` of capacity `len` frees with (size `len`, align 1), and its
+    // `len` bytes are zeroed, hence initialised.
+    let buf = unsafe { Vec::from_raw_parts(ptr, len, len) };
     #[cfg(target_os = "linux")]
     if len >= HUGE_MIN {
         const HUGE: usize = 2 << 20;
@@ -94,5 +166,5 @@ pub fn output_buffer(len: usize) -> Vec<u8> {
             }
         }
     }
-    buf
+    Ok(buf)
 }

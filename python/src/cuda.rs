@@ -76,6 +76,8 @@ pub fn warn(py: Python<'_>, why: &linerate::gpu::Unavailable) -> PyResult<()> {
 }
 
 /// MD5 of `rows` into `out` (16 bytes a row, or 32 hex digits) on the GPU.
+/// Binary digests go straight into `out`; hex ones through a scratch
+/// buffer allocated fallibly (an error, not an abort, where it does not fit).
 #[cfg(feature = "cuda")]
 pub fn hash_on_gpu<R: linerate::Rows + ?Sized>(
     ctx: &linerate::gpu::Context,
@@ -83,24 +85,77 @@ pub fn hash_on_gpu<R: linerate::Rows + ?Sized>(
     hex: bool,
     out: &mut [u8],
 ) -> Result<(), String> {
-    let mut digests = vec![[0u8; 16]; rows.count()];
+    if !hex {
+        let (digests, _) = out.as_chunks_mut::<16>();
+        return ctx.md5_rows(rows, digests).map_err(|e| e.to_string());
+    }
+    let mut digests = crate::column::try_vec(rows.count()).map_err(|e| e.to_string())?;
+    digests.resize(rows.count(), [0u8; 16]);
     ctx.md5_rows(rows, &mut digests)
         .map_err(|e| e.to_string())?;
-    if hex {
-        linerate::hex::hex_digests(&digests, out);
-    } else {
-        out.copy_from_slice(digests.as_flattened());
-    }
+    linerate::hex::hex_digests(&digests, out);
     Ok(())
 }
 
 /// One array's `__cuda_array_interface__`: its device address, element
-/// count and type string; contiguous and one-dimensional only.
+/// count and element type; contiguous and one-dimensional only.
 struct DeviceArray {
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     ptr: u64,
     len: usize,
-    typestr: String,
+    typestr: TypeStr,
+}
+
+/// An array interface's `typestr` (NumPy's, which CUDA's copies): byte
+/// order (`<` little, `>` big, `|` none, `=` native), kind (`u`, `i`,
+/// `b`, `f` ...) and item size in bytes, as in `|u1` or `<i8`.
+struct TypeStr {
+    text: String,
+    order: u8,
+    kind: u8,
+    itemsize: usize,
+}
+
+impl TypeStr {
+    /// `text` read, or a ValueError naming `what`: never an index into a
+    /// string that could fall outside it or inside a character.
+    fn parse(text: String, what: &str) -> PyResult<TypeStr> {
+        let parsed = match text.as_bytes() {
+            [order @ (b'<' | b'>' | b'|' | b'='), kind, size @ ..]
+                if kind.is_ascii_alphabetic()
+                    && !size.is_empty()
+                    && size.iter().all(u8::is_ascii_digit) =>
+            {
+                // ASCII digits (checked), so text; too many for a usize
+                // fails the parse.
+                std::str::from_utf8(size)
+                    .ok()
+                    .and_then(|size| size.parse().ok())
+                    .map(|itemsize| (*order, *kind, itemsize))
+            }
+            _ => None,
+        };
+        let Some((order, kind, itemsize)) = parsed else {
+            return Err(PyValueError::new_err(format!(
+                "{what}: __cuda_array_interface__ typestr {text:?} is not a type string such as '|u1' or '<i8'"
+            )));
+        };
+        Ok(TypeStr {
+            text,
+            order,
+            kind,
+            itemsize,
+        })
+    }
+
+    /// Whether the elements are `kind` of `itemsize` bytes, in an order
+    /// this machine reads (little-endian or native: NVIDIA's GPUs and
+    /// their hosts are little-endian; one byte has no order).
+    fn is(&self, kind: u8, itemsize: usize) -> bool {
+        self.kind == kind
+            && self.itemsize == itemsize
+            && (itemsize == 1 || matches!(self.order, b'<' | b'='))
+    }
 }
 
 fn device_array(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<DeviceArray> {
@@ -123,15 +178,25 @@ fn device_array(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<DeviceArray> {
         )));
     }
     let len: usize = shape.get_item(0)?.extract()?;
-    let typestr: String = get("typestr")?.extract()?;
-    let itemsize: usize = typestr[2..].parse().unwrap_or(0);
+    let typestr = TypeStr::parse(get("typestr")?.extract()?, what)?;
     if let Some(strides) = cai.get_item("strides")?
         && !strides.is_none()
     {
         let s: (isize,) = strides.extract()?;
-        if s.0 != itemsize as isize {
+        if usize::try_from(s.0).ok() != Some(typestr.itemsize) {
             return Err(PyValueError::new_err(format!("{what} must be contiguous")));
         }
+    }
+    // A buffer's size in bytes fits an isize (as NumPy's and CuPy's
+    // arrays do): the element counts below are then free of overflow.
+    if len
+        .checked_mul(typestr.itemsize)
+        .is_none_or(|bytes| bytes > isize::MAX as usize)
+    {
+        return Err(PyValueError::new_err(format!(
+            "{what}: __cuda_array_interface__ shape ({len},) of {}-byte items is larger than any array",
+            typestr.itemsize
+        )));
     }
     let data = get("data")?;
     let (ptr, _readonly): (u64, bool) = data.extract()?;
@@ -161,10 +226,10 @@ pub fn md5_cuda<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let v = device_array(values, "values")?;
     let o = device_array(offsets, "offsets")?;
-    if !matches!(&v.typestr[1..], "u1" | "i1" | "b1") {
+    if ![b'u', b'i', b'b'].iter().any(|&kind| v.typestr.is(kind, 1)) {
         return Err(PyTypeError::new_err(format!(
-            "values must have one-byte elements (typestr {})",
-            v.typestr
+            "values must have one-byte elements (typestr {:?})",
+            v.typestr.text
         )));
     }
     if o.len == 0 {
@@ -183,14 +248,15 @@ fn run_md5_cuda<'py>(
     hex: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     use linerate::gpu::{DeviceOffsets, DeviceRows, DeviceRowsError};
-    let offsets = match &o.typestr[1..] {
-        "i4" => DeviceOffsets::I32(o.ptr),
-        "i8" | "u8" => DeviceOffsets::U64(o.ptr),
-        t => {
-            return Err(PyTypeError::new_err(format!(
-                "offsets must be int32, int64 or uint64 (typestr {t})"
-            )));
-        }
+    let offsets = if o.typestr.is(b'i', 4) {
+        DeviceOffsets::I32(o.ptr)
+    } else if o.typestr.is(b'i', 8) || o.typestr.is(b'u', 8) {
+        DeviceOffsets::U64(o.ptr)
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "offsets must be little-endian int32, int64 or uint64 (typestr {:?})",
+            o.typestr.text
+        )));
     };
     let ctx =
         linerate::gpu::gpu().map_err(|why| PyRuntimeError::new_err(format!("no GPU: {why}")))?;

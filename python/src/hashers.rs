@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use linerate::{Md5, Md5p};
+use linerate::{HashAlgorithm, Md5, Md5p};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -26,21 +26,17 @@ pub enum State {
 }
 
 impl State {
-    /// The state for `name` (`md5`, `md5p4` ... `md5p256`), as
-    /// `linerate sum -a` names them.
+    /// The state for `name` (`md5`, `md5p4` ... `md5p256`, either case),
+    /// parsed as `linerate sum -a` and the file functions parse it; an
+    /// unknown name is hashlib's ValueError, "unsupported hash type".
     pub fn by_name(name: &str) -> PyResult<State> {
-        let lower = name.to_ascii_lowercase();
-        if lower == "md5" {
-            return Ok(State::Md5(Md5::new()));
+        match HashAlgorithm::from_name(name.as_bytes()) {
+            Ok(HashAlgorithm::Md5) => Ok(State::Md5(Md5::new())),
+            Ok(HashAlgorithm::Md5p(k)) => State::md5p(k),
+            Err(e) => Err(PyValueError::new_err(format!(
+                "unsupported hash type {name}: {e}"
+            ))),
         }
-        if let Some(k) = lower.strip_prefix("md5p")
-            && let Ok(k) = k.parse::<usize>()
-        {
-            return State::md5p(k);
-        }
-        Err(PyValueError::new_err(format!(
-            "unsupported hash type {name}: linerate has md5 and md5pK (K a multiple of 4 from 4 to 256)"
-        )))
     }
 
     pub fn md5p(k: usize) -> PyResult<State> {
@@ -173,42 +169,61 @@ pub fn hex(bytes: &[u8]) -> String {
 /// broken for collision resistance whatever the flag says; it is accepted
 /// for compatibility (FIPS builds of hashlib refuse MD5 unless it is False).
 #[pyfunction]
-#[pyo3(signature = (data = None, *, usedforsecurity = true, string = None))]
+#[pyo3(
+    signature = (data = None, *, usedforsecurity = None, string = None),
+    text_signature = "(data=b'', *, usedforsecurity=True, string=None)"
+)]
 pub fn md5(
     py: Python<'_>,
     data: Option<&Bound<'_, PyAny>>,
-    usedforsecurity: bool,
+    usedforsecurity: Option<&Bound<'_, PyAny>>,
     string: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Hash> {
-    let _ = usedforsecurity;
+    security_flag(usedforsecurity)?;
     Hash::new(py, State::Md5(Md5::new()), one_of(data, string)?)
 }
 
 /// `md5p(k, data=b"")`: MD5-P/K (RFC 1810's K interleaved chains).
 #[pyfunction]
-#[pyo3(signature = (k, data = None, *, usedforsecurity = true))]
+#[pyo3(
+    signature = (k, data = None, *, usedforsecurity = None),
+    text_signature = "(k, data=b'', *, usedforsecurity=True)"
+)]
 pub fn md5p(
     py: Python<'_>,
     k: usize,
     data: Option<&Bound<'_, PyAny>>,
-    usedforsecurity: bool,
+    usedforsecurity: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Hash> {
-    let _ = usedforsecurity;
+    security_flag(usedforsecurity)?;
     Hash::new(py, State::md5p(k)?, data)
 }
 
 /// `new(name, data=b"")`, as `hashlib.new`.
 #[pyfunction]
-#[pyo3(signature = (name, data = None, *, usedforsecurity = true, string = None))]
+#[pyo3(
+    signature = (name, data = None, *, usedforsecurity = None, string = None),
+    text_signature = "(name, data=b'', *, usedforsecurity=True, string=None)"
+)]
 pub fn new(
     py: Python<'_>,
     name: &str,
     data: Option<&Bound<'_, PyAny>>,
-    usedforsecurity: bool,
+    usedforsecurity: Option<&Bound<'_, PyAny>>,
     string: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Hash> {
-    let _ = usedforsecurity;
+    security_flag(usedforsecurity)?;
     Hash::new(py, State::by_name(name)?, one_of(data, string)?)
+}
+
+/// hashlib takes any object as `usedforsecurity` (0, None, ...) and reads
+/// only its truth, as `bool()` does (which may raise); the value changes
+/// nothing here.
+fn security_flag(flag: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    if let Some(flag) = flag {
+        flag.is_truthy()?;
+    }
+    Ok(())
 }
 
 /// hashlib also takes the data as `string=` (its old keyword); not both.

@@ -6,6 +6,15 @@
 
 use pyo3::prelude::*;
 
+// A panic must reach Python as `PanicException`; under `panic = "abort"` it
+// would end the interpreter instead. The workspace's `python` profile
+// unwinds (pyproject.toml names it for pip and maturin).
+#[cfg(panic = "abort")]
+compile_error!(
+    "the Python module must unwind on panic: build it with the `python` profile \
+     (`maturin build --profile python`, or plain `maturin build` / `pip install`), not --release"
+);
+
 mod arrow_column;
 mod arrow_ffi;
 mod buffer;
@@ -43,6 +52,32 @@ fn _linerate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::hash_files, m)?)?;
     m.add_function(wrap_pyfunction!(files::s3_etag, m)?)?;
     m.add_function(wrap_pyfunction!(files::s3_checksums_many, m)?)?;
+    m.add_function(wrap_pyfunction!(test_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// `_test_panic(where="here")`: test-only, never for use: panics on purpose,
+/// so that the tests can check that a panic reaches Python as
+/// `pyo3_runtime.PanicException` wherever our code runs: `"here"` (holding
+/// the GIL), `"detached"` (the GIL released) or `"thread"` (on a scoped
+/// worker thread, as the column functions split their work).
+#[pyfunction]
+#[pyo3(name = "_test_panic", signature = (r#where = "here"))]
+fn test_panic(py: Python<'_>, r#where: &str) -> PyResult<()> {
+    const MESSAGE: &str = "linerate: deliberate panic (_test_panic, test-only)";
+    match r#where {
+        "here" => panic!("{MESSAGE}"),
+        "detached" => py.detach(|| panic!("{MESSAGE}")),
+        "thread" => py.detach(|| {
+            // The scope re-raises a worker's panic once every worker is done.
+            std::thread::scope(|s| {
+                s.spawn(|| panic!("{MESSAGE}"));
+            });
+            Ok(())
+        }),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "where must be 'here', 'detached' or 'thread', not {where:?}",
+        ))),
+    }
 }
