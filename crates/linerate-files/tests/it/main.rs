@@ -1,6 +1,7 @@
 //! linerate-files' integration tests, one binary: the engine's public
 //! paths checked against MD5 computed by definition on random files.
 
+mod cancel;
 mod etags;
 mod whole;
 
