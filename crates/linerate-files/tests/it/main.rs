@@ -3,6 +3,7 @@
 
 mod cancel;
 mod etags;
+mod limits;
 mod whole;
 
 use std::path::{Path, PathBuf};
