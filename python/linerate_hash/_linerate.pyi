@@ -82,6 +82,11 @@ class ArrowDigests:
     def __arrow_c_array__(self, requested_schema: Optional[object] = None) -> Tuple[object, object]: ...
 
 def md5_arrow(array: object, *, hex: bool = False, threads: Optional[int] = None) -> ArrowDigests: ...
+# Paths as open() takes them: os.fspath's errors (an exception from
+# __fspath__ unchanged), ValueError("embedded null byte") for a NUL. Where an
+# iterable of paths or names is expected, a lone str, bytes or os.PathLike
+# is a TypeError naming the parameter. Every file call stops at Ctrl-C
+# (KeyboardInterrupt), as hashlib.file_digest does.
 def hash_file(path: _Path, algo: str = "md5") -> bytes: ...
 def hash_files(
     paths: Iterable[_Path],
@@ -90,15 +95,24 @@ def hash_files(
     errors: str = "raise",
     device: Optional[str] = None,
 ) -> List[Union[bytes, OSError]]: ...
-def s3_etag(path: _Path, part_size: Optional[int] = None) -> str: ...
+
+# The S3 functions: regular files only (a FIFO or device is an OSError, "not
+# a regular file"); /proc and /sys files read to their end. A part_size
+# that splits a file outside S3's limits (parts of 5 MiB to 5 GiB but the
+# last, at most 10,000) raises ValueError naming the rule, unread;
+# s3_limits=False computes any part size, still at most 10,000 parts. With
+# errors="return" that ValueError, or the OSError, takes the path's place.
+def s3_etag(path: _Path, part_size: Optional[int] = None, *, s3_limits: bool = True) -> str: ...
 def s3_checksums_many(
     paths: Iterable[_Path],
-    algorithms: Optional[List[str]] = None,
+    algorithms: Optional[Iterable[str]] = None,
     part_size: Optional[int] = None,
     type: Optional[str] = None,
     threads: Optional[int] = None,
     errors: str = "raise",
-) -> List[Union[Dict[str, str], OSError]]: ...
+    *,
+    s3_limits: bool = True,
+) -> List[Union[Dict[str, str], OSError, ValueError]]: ...
 
 # Test-only, never for use: panics on purpose (where: "here", "detached" with
 # the GIL released, "thread" on a worker thread) so that the tests can check

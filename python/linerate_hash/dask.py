@@ -72,18 +72,22 @@ def s3_checksums(
     type: Optional[str] = None,
     files_per_task: Optional[int] = None,
     errors: str = "raise",
+    s3_limits: bool = True,
 ) -> List[Any]:
     """S3's checksums of every path (dicts as
     :func:`linerate_hash.s3_checksums` returns), in input order, computed on
     a Dask cluster: slices of the list as tasks, each through
     :func:`linerate_hash.s3_checksums_many` on its worker (every core of
     the worker, each file read once). ``client``, ``files_per_task`` and
-    ``errors`` as for :func:`hash_files`.
+    ``errors`` as for :func:`hash_files`; ``part_size``, ``type`` and
+    ``s3_limits`` as for :func:`linerate_hash.s3_checksums`.
     """
     if errors not in ("raise", "return"):
         raise ValueError(f"errors must be 'raise' or 'return', not {errors!r}")
     files_per_task = _check_files_per_task(files_per_task)
-    options = {"algorithms": list(algorithms), "part_size": part_size, "type": type}
+    # A lone name stays one, for the TypeError below.
+    names = algorithms if isinstance(algorithms, (str, bytes)) else list(algorithms)
+    options = {"algorithms": names, "part_size": part_size, "type": type, "s3_limits": s3_limits}
     # Bad algorithms or types fail here, not on a worker.
     linerate.s3_checksums_many([], **options)
     return _run_slices(paths, client, files_per_task, errors, _s3_slice, options)
@@ -93,6 +97,8 @@ def _run_slices(paths, client, files_per_task, errors, work, options) -> List[An
     """`work(slice, options)` over slices of `paths` as Dask tasks; the
     results in input order, the first error (in input order) raised unless
     `errors` is "return"."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise TypeError(f"paths must be an iterable of paths, not a single {type(paths).__name__} (for one path: [path])")
     paths = [os.fspath(p) for p in paths]
     if not paths:
         return []

@@ -68,7 +68,9 @@ def test_every_checksum_as_s3_defines_it(tmp_path, part_size, kind):
     for length in [0, 1, 999, 1000, 1001, 4095, 4096, 4097, 8192, 12_345, 13_000]:
         path = tmp_path / f"f{length}"
         path.write_bytes(data[:length])
-        got = lh.s3_checksums(path, algorithms, part_size=part_size, type=kind)
+        # Parts of 1000 and 4096 bytes: smaller than S3 takes (stores like
+        # the Versity gateway take them), so outside its limits.
+        got = lh.s3_checksums(path, algorithms, part_size=part_size, type=kind, s3_limits=False)
         want = {a: reference(data[:length], a, part_size, kind) for a in algorithms}
         assert got == want, (length, part_size, kind)
         assert list(got) == algorithms
@@ -98,7 +100,9 @@ def test_many_files_in_order_with_errors(tmp_path):
         paths.append(path)
     missing = tmp_path / "missing"
     listed = paths[:10] + [missing] + paths[10:]
-    got = lh.s3_checksums_many(listed, ["crc32", "md5"], part_size=4096, threads=2, errors="return")
+    got = lh.s3_checksums_many(
+        listed, ["crc32", "md5"], part_size=4096, threads=2, errors="return", s3_limits=False
+    )
     assert isinstance(got[10], FileNotFoundError) and got[10].filename == str(missing)
     for path, result in zip(listed[:10] + listed[11:], got[:10] + got[11:]):
         data = path.read_bytes()

@@ -32,6 +32,16 @@ impl FileError {
         FileError::Changed(io::Error::other("file changed while reading"))
     }
 
+    /// The caller cancelled the run ([`crate::Progress::cancelled`]) before
+    /// this input was done.
+    pub fn cancelled() -> FileError {
+        FileError::Read(FileError::cancelled_io())
+    }
+
+    pub(crate) fn cancelled_io() -> io::Error {
+        io::Error::other("cancelled")
+    }
+
     /// Whether the file does not exist.
     pub fn is_missing(&self) -> bool {
         matches!(self, FileError::Open(e) if e.kind() == io::ErrorKind::NotFound)

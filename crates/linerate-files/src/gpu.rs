@@ -35,6 +35,8 @@ struct FileSource<'a> {
     file: Mutex<Option<Arc<File>>>,
     /// The error to report, where it is more than a read error.
     error: Mutex<Option<FileError>>,
+    /// Asked before every read: a cancelled run reads nothing more.
+    progress: &'a dyn Progress,
 }
 
 impl FileSource<'_> {
@@ -51,6 +53,9 @@ impl Source for FileSource<'_> {
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        if self.progress.cancelled() {
+            return Err(self.fail(FileError::cancelled()));
+        }
         let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             let file = self
@@ -112,6 +117,7 @@ pub fn hash_in_order_gpu(
             file_len: j.len,
             file: Mutex::new(None),
             error: Mutex::new(None),
+            progress,
         })
         .collect();
     let options = StreamOptions {
@@ -188,6 +194,8 @@ pub fn etags_in_order_gpu(
         first_part.push(sources.len());
         let layout = policy.layout(j.len);
         let (size, count) = match layout {
+            // Refused: no part is read.
+            _ if policy.refuses(layout, j.len).is_some() => (1, 0),
             Layout::Plain => (j.len.max(1), 1),
             Layout::Parts { size, count } => (size, count),
         };
@@ -200,6 +208,7 @@ pub fn etags_in_order_gpu(
                 file_len: j.len,
                 file: Mutex::new(None),
                 error: Mutex::new(None),
+                progress,
             });
         }
     }
@@ -234,6 +243,9 @@ pub fn etags_in_order_gpu(
                 .by_ref()
                 .take(first_part[f + 1] - first_part[f])
                 .collect();
+            if let Some(broken) = policy.refuses(layout, j.len) {
+                return Some((layout, Err(broken.into_error())));
+            }
             let value = parts.map(|parts| {
                 vec![match layout {
                     Layout::Plain => S3Value {

@@ -1,7 +1,7 @@
 //! How the engine tells a caller what it is doing: bytes hashed (from any
-//! thread), files done, and which file the calling thread waits for. A
-//! command line draws a bar from it; a library caller may ignore it
-//! ([`NoProgress`]).
+//! thread), files done, and which file the calling thread waits for; and
+//! how a caller stops it ([`Progress::cancelled`]). A command line draws a
+//! bar from it; a library caller may ignore it ([`NoProgress`]).
 
 use crate::Input;
 
@@ -25,6 +25,15 @@ pub trait Progress: Sync {
     fn file_done(&self) {}
     /// The calling thread is done with the input of the last `begin_file`.
     fn end_file(&self) {}
+    /// Whether the caller wants the run to end now (asked from any thread
+    /// between chunks, so it must be cheap): the engine then reads nothing
+    /// more, and every input not yet done ends in an error
+    /// ([`FileError::cancelled`](crate::FileError::cancelled), or a
+    /// failed worker's) instead of waiting, within about
+    /// [`WAIT_SLICE`](crate::read::WAIT_SLICE) of a FIFO or device.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// Progress nobody watches.

@@ -8,9 +8,11 @@
 //!   sharing a worker's lanes are of similar sizes and end at about the
 //!   same round (a lane whose file ends early idles until the round ends);
 //! - everything else (standard input, pipes, devices, directories, names
-//!   that cannot be `stat`ed) is read by the calling thread when its turn
-//!   comes, exactly as md5sum would, so standard input is read in order and
-//!   a FIFO is opened only after the outcomes before it are delivered.
+//!   that cannot be `stat`ed, files whose sizes the kernel makes up, as in
+//!   `/proc` and `/sys`) is read by the calling thread when its turn comes,
+//!   to its end, exactly as md5sum would, so standard input is read in
+//!   order and a FIFO is opened only after the outcomes before it are
+//!   delivered.
 //!
 //! The calling thread delivers every outcome in input order as soon as it
 //! and every one before it are done; results that arrive early wait as a
@@ -18,14 +20,13 @@
 //! and its exit status, do not depend on the thread count. Memory: the
 //! engine's chunks in flight and one result per input.
 
-use std::fs;
 use std::sync::Arc;
 
 use linerate::HashAlgorithm;
 use linerate::cksum::{CksumAlgorithm, CksumHasher, CksumValue};
 
 use crate::engine::{self, Item, Outcome, Results, Segment, Source, Tag};
-use crate::read::Reader;
+use crate::read::{Reader, Sizes};
 use crate::{FileError, Input, Progress};
 
 /// Inputs are taken in windows of this many, largest first within each.
@@ -144,9 +145,7 @@ pub fn several_in_order(
                             break result;
                         }
                         let Some((tag, result)) = results.recv() else {
-                            break Err(FileError::Read(std::io::Error::other(
-                                "a worker thread failed",
-                            )));
+                            break Err(results.missing());
                         };
                         let SeveralTag { index, hashers } = tag;
                         arrived[index] = Some(result.map(|digest| (digest, finish(hashers))));
@@ -189,24 +188,25 @@ fn wait_for(
         if let Some(result) = arrived[job].take() {
             return result;
         }
-        // Every segment gets its outcome unless a worker died.
+        // Every segment gets its outcome unless a worker died or the run
+        // was cancelled.
         let Some((done, result)): Option<Outcome<usize>> = results.recv() else {
-            return Err(FileError::Read(std::io::Error::other(
-                "a worker thread failed",
-            )));
+            return Err(results.missing());
         };
         arrived[done] = Some(result);
     }
 }
 
-/// The regular files among `inputs`, as jobs for the engine, and each
-/// input's job (`None`: read on the calling thread in its turn).
+/// The regular files among `inputs` whose sizes are known, as jobs for
+/// the engine, and each input's job (`None`: read on the calling thread in
+/// its turn, to its end: a pipe, a device, a `/proc` file).
 pub(crate) fn regular_jobs<'a>(inputs: &[Input<'a>]) -> (Vec<Job<'a>>, Vec<Option<usize>>) {
     let mut jobs = Vec::new();
+    let mut sizes = Sizes::default();
     let routes = inputs
         .iter()
         .map(|input| {
-            let len = regular_file_len(input)?;
+            let len = sizes.known_len(*input)?;
             jobs.push(Job { input: *input, len });
             Some(jobs.len() - 1)
         })
@@ -214,22 +214,12 @@ pub(crate) fn regular_jobs<'a>(inputs: &[Input<'a>]) -> (Vec<Job<'a>>, Vec<Optio
     (jobs, routes)
 }
 
-/// The sizes of the regular files among `inputs` (after symbolic links),
-/// in order: what `--device auto` weighs before choosing the GPU.
+/// The sizes of the regular files among `inputs` (after symbolic links)
+/// whose sizes are known, in order: what `--device auto` weighs before
+/// choosing the GPU.
 pub fn regular_file_sizes(inputs: &[Input<'_>]) -> Vec<u64> {
-    inputs.iter().filter_map(regular_file_len).collect()
-}
-
-/// The size of `input` if it is a regular file (after symbolic links).
-fn regular_file_len(input: &Input<'_>) -> Option<u64> {
-    match input {
-        Input::Stdin => None,
-        Input::Path(_) | Input::Beneath(..) => input
-            .metadata()
-            .ok()
-            .filter(fs::Metadata::is_file)
-            .map(|m| m.len()),
-    }
+    let mut sizes = Sizes::default();
+    inputs.iter().filter_map(|i| sizes.known_len(*i)).collect()
 }
 
 /// The jobs as segments, in windows largest first, each tagged by

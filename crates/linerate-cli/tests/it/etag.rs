@@ -349,6 +349,31 @@ fn sizes_outside_s3s_limits_are_computed_with_a_warning() {
 }
 
 #[test]
+fn a_stream_cut_into_more_than_ten_thousand_parts_is_computed_with_a_warning() {
+    // Piped, its length is known only at its end: the part count is told
+    // then, as a file's is before it is read.
+    let data = random_bytes(&mut Rng::new(10), 10_001);
+    let mut child = Command::new(LINERATE)
+        .args(["etag", "--part-size", "1", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut pipe = child.stdin.take().expect("stdin pipe");
+    let feeder = std::thread::spawn(move || pipe.write_all(&data).ok());
+    let output = child.wait_with_output().expect("wait");
+    feeder.join().ok();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).ends_with("-10001  -\n"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("linerate: -: warning: 10001 parts of 1 byte; S3 takes at most 10000\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn help_says_what_an_etag_is_and_the_exit_codes() {
     let dir = scratch();
     let out = etag(dir.path(), &["--help"]);

@@ -155,12 +155,23 @@ pub type Outcome<T> = (T, Result<[u8; 16], FileError>);
 pub struct Results<'a, T> {
     receiver: Receiver<Outcome<T>>,
     stop: &'a AtomicBool,
+    progress: &'a dyn Progress,
 }
 
 impl<T> Results<'_, T> {
     /// The next outcome, waiting for it; `None` once every segment is done.
     pub fn recv(&self) -> Option<Outcome<T>> {
         self.receiver.recv().ok()
+    }
+
+    /// Why a segment got no outcome: the caller cancelled the run
+    /// ([`Progress::cancelled`]), or else a worker thread died.
+    pub fn missing(&self) -> FileError {
+        if self.progress.cancelled() {
+            FileError::cancelled()
+        } else {
+            FileError::Read(std::io::Error::other("a worker thread failed"))
+        }
     }
 
     /// Ends the run early: workers abandon what they hold.
@@ -236,6 +247,7 @@ where
         let results = Results {
             receiver,
             stop: &shared.stop,
+            progress,
         };
         let result = consume(&results);
         results.stop();
@@ -328,8 +340,9 @@ impl<'a, T: Tag, S: Source<T>> Shared<'a, T, S> {
         }
     }
 
+    /// Whether the consumer stopped the run, or the caller cancelled it.
     fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed) || self.progress.cancelled()
     }
 
     /// The next step of a worker with `open` segments in its lanes that

@@ -6,8 +6,12 @@
 //! small files share them. The other checksums of a part ride in its
 //! segment's tag ([`PartTag`]), fed each piece as the engine reads it: one
 //! pass for all of them. Anything else (standard input, pipes, devices,
-//! directories, names that cannot be `stat`ed) is read by the calling
-//! thread when its turn comes ([`super::stream`]), as md5sum would.
+//! directories, names that cannot be `stat`ed, files whose sizes the kernel
+//! makes up, as in `/proc`) is read by the calling thread when its turn
+//! comes ([`super::stream`]), as md5sum would, its parts cut as the bytes
+//! stream past (or refused: [`Policy::regular_only`]). A file whose layout
+//! breaks the policy's [`limits`](Policy::limits) gets that as its error,
+//! unread.
 
 use std::fs::File;
 use std::sync::Arc;
@@ -17,10 +21,10 @@ use linerate_sumfile::s3::S3Value;
 
 use super::Etag;
 use super::checksums::{PartSums, PartValues, Request, Upload, etag_of};
-use super::layout::{Layout, Policy};
-use super::stream::checksums_of_input;
+use super::layout::{Layout, OutsideS3, Policy};
+use super::stream::checksums_and_layout;
 use crate::engine::{self, Item, Results, Segment, Source, Tag};
-use crate::read::Reader;
+use crate::read::{Reader, Sizes};
 use crate::{FileError, Input, Progress};
 
 /// A regular file for the engine.
@@ -29,6 +33,18 @@ struct Job<'a> {
     /// Its size when it was `stat`ed: the bytes hashed.
     len: u64,
     layout: Layout,
+    /// The policy's limit the layout breaks: the job's outcome, unread.
+    refused: Option<OutsideS3>,
+}
+
+impl Job<'_> {
+    /// The items it takes from the source: its parts, or its refusal.
+    fn segments(&self) -> usize {
+        match self.refused {
+            Some(_) => 1,
+            None => self.layout.segments(),
+        }
+    }
 }
 
 /// A segment's tag: the job, the part, and the part's checksums besides
@@ -79,18 +95,18 @@ pub fn checksums_in_order(
     mut each: impl FnMut(usize, Option<Layout>, Result<Vec<S3Value>, FileError>),
 ) {
     let mut jobs = Vec::new();
+    let mut sizes = Sizes::default();
     let routes: Vec<Option<usize>> = inputs
         .iter()
         .map(|input| {
-            if *input == Input::Stdin {
-                return None;
-            }
-            let meta = input.metadata().ok()?;
-            let len = meta.is_file().then_some(meta.len())?;
+            let len = sizes.known_len(*input)?;
+            let layout = policy.layout(len);
             jobs.push(Job {
                 input: *input,
                 len,
-                layout: policy.layout(len),
+                layout,
+                // Refused before anything is read.
+                refused: policy.refuses(layout, len),
             });
             Some(jobs.len() - 1)
         })
@@ -102,7 +118,7 @@ pub fn checksums_in_order(
         next_part: 0,
         file: None,
         bytes_left: jobs.iter().map(|j| j.len).sum(),
-        segments_left: jobs.iter().map(|j| j.layout.segments()).sum(),
+        segments_left: jobs.iter().map(Job::segments).sum(),
     };
     let consume = |results: &Results<'_, PartTag>| {
         let mut done = Done::new(&jobs, request);
@@ -115,11 +131,11 @@ pub fn checksums_in_order(
                     progress.end_file();
                     each(index, Some(jobs[job].layout), result);
                 }
-                None => each(
-                    index,
-                    None,
-                    checksums_of_input(*input, policy, request, &mut reader, progress),
-                ),
+                None => {
+                    let (layout, result) =
+                        checksums_and_layout(*input, policy, request, &mut reader, progress);
+                    each(index, layout, result);
+                }
             }
         }
     };
@@ -157,6 +173,12 @@ impl Source<PartTag> for Jobs<'_> {
     fn next(&mut self) -> Option<Item<PartTag>> {
         let index = self.next_job;
         let job = self.jobs.get(index)?;
+        if let Some(broken) = job.refused {
+            self.next_job += 1;
+            self.bytes_left -= job.len;
+            self.segments_left -= 1;
+            return Some(Item::Failed(self.tag(index, 0), broken.into_error()));
+        }
         let file = match &self.file {
             Some(file) => Arc::clone(file),
             // Not waiting on what was swapped in since the stat.
@@ -248,10 +270,9 @@ impl<'a> Done<'a> {
                 pending => self.states[job] = pending,
             }
             let Some((tag, result)) = results.recv() else {
-                // Every segment gets an outcome unless a worker died.
-                return Err(FileError::Read(std::io::Error::other(
-                    "a worker thread failed",
-                )));
+                // Every segment gets an outcome unless a worker died or the
+                // run was cancelled.
+                return Err(results.missing());
             };
             self.record(tag, result);
         }
@@ -310,6 +331,7 @@ mod tests {
             input: Input::Path(path.as_os_str()),
             len: 10,
             layout: Layout::Parts { size: 5, count: 2 },
+            refused: None,
         }];
         // Parts come back in any order: the last one first (its own end
         // check passed), then bytes are appended, then the first part.

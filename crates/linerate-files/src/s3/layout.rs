@@ -7,6 +7,16 @@
 //! make more than 10,000 parts, then kept within S3's 5 MiB..5 GiB. Input
 //! of unknown length (a pipe) goes in 8 MiB parts: the CLI cannot double a
 //! size it does not know.
+//!
+//! S3 takes parts of 5 MiB to 5 GiB (the last may be shorter), at most
+//! 10,000 of them. A part size given outside that range, or one too small
+//! for a file, makes ETags and checksums S3 never shows; some S3-compatible
+//! stores make them (smaller parts), and `linerate etag` computes them with
+//! a warning. A caller that must never return such a value sets
+//! [`Policy::limits`]: a layout outside them ([`OutsideS3`]) is then the
+//! file's error, before any of it is read.
+
+use super::size::human;
 
 /// The AWS CLI's `multipart_threshold`.
 pub const AWS_THRESHOLD: u64 = 8 << 20;
@@ -28,6 +38,66 @@ pub struct Policy {
     pub part_size: Option<u64>,
     /// `--threshold`: files smaller than this are uploaded with one PUT.
     pub threshold: Option<u64>,
+    /// Which of S3's limits on parts a layout must keep to.
+    pub limits: Limits,
+    /// Only files of known size: a FIFO or device (anything but a regular
+    /// file, a directory or standard input) is refused as not a regular
+    /// file rather than read as a stream of unknown length, whose parts
+    /// are a guess at what the uploader chose. A regular file whose size
+    /// the kernel makes up (`/proc`, [`crate::read::size_is_made_up`]) is
+    /// still read to its end, as a stream.
+    pub regular_only: bool,
+}
+
+/// Which of S3's limits on an upload's parts a layout must keep to; one
+/// that breaks them is refused with the rule it breaks ([`OutsideS3`]),
+/// before anything is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Limits {
+    /// None: every layout is computed, and the caller tells what S3 would
+    /// make of it (`linerate etag` warns).
+    #[default]
+    Unchecked,
+    /// At most [`MAX_PARTS`] parts, of any size: S3-compatible stores that
+    /// take parts smaller than S3's stop at 10,000 as well (and so the
+    /// memory an upload's parts take stays bounded).
+    PartCount,
+    /// All of S3's: parts of 5 MiB to 5 GiB (the last may be shorter), at
+    /// most 10,000 of them.
+    S3,
+}
+
+/// Which of S3's rules on an upload's parts a layout breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OutsideS3 {
+    /// More than [`MAX_PARTS`] parts.
+    #[error("{count} parts of {}: S3 takes at most 10,000 parts", human(*.size))]
+    TooManyParts { count: u64, size: u64 },
+    /// Parts below [`S3_MIN_PART`] that are not the last.
+    #[error(
+        "parts of {}: S3's parts are 5 MiB to 5 GiB (only the last may be smaller)",
+        human(*.size)
+    )]
+    PartTooSmall { size: u64 },
+    /// A part above [`S3_MAX_PART`].
+    #[error("parts of {}: S3's parts are 5 MiB to 5 GiB", human(*.size))]
+    PartTooLarge { size: u64 },
+}
+
+impl OutsideS3 {
+    /// The rule `e` broke, if a layout outside the policy's limits is why
+    /// the file has no value.
+    pub fn of(e: &crate::FileError) -> Option<OutsideS3> {
+        e.io_error()
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<OutsideS3>())
+            .copied()
+    }
+
+    /// The file's error for this: no value was computed.
+    pub fn into_error(self) -> crate::FileError {
+        crate::FileError::Open(std::io::Error::new(std::io::ErrorKind::InvalidInput, self))
+    }
 }
 
 /// How one input is uploaded.
@@ -40,6 +110,24 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// The first of S3's rules on parts that this layout of `len` bytes
+    /// breaks, if any (a single PUT breaks none of them).
+    pub fn outside_s3(&self, len: u64) -> Option<OutsideS3> {
+        let Layout::Parts { size, count } = *self else {
+            return None;
+        };
+        if count > 1 && size < S3_MIN_PART {
+            Some(OutsideS3::PartTooSmall { size })
+        } else if size.min(len) > S3_MAX_PART {
+            // The largest part is the first, `len` bytes at most.
+            Some(OutsideS3::PartTooLarge { size })
+        } else if count > MAX_PARTS {
+            Some(OutsideS3::TooManyParts { count, size })
+        } else {
+            None
+        }
+    }
+
     /// The uploads it takes: the parts (one for a single PUT).
     pub fn segments(&self) -> usize {
         match *self {
@@ -69,6 +157,19 @@ impl Policy {
         Layout::Parts {
             size,
             count: part_count(len, size),
+        }
+    }
+
+    /// The rule of [`limits`](Self::limits) that `layout`, of `len` bytes,
+    /// breaks, if any.
+    pub fn refuses(&self, layout: Layout, len: u64) -> Option<OutsideS3> {
+        match (self.limits, layout) {
+            (Limits::Unchecked, _) => None,
+            (Limits::S3, _) => layout.outside_s3(len),
+            (Limits::PartCount, Layout::Parts { size, count }) if count > MAX_PARTS => {
+                Some(OutsideS3::TooManyParts { count, size })
+            }
+            (Limits::PartCount, _) => None,
         }
     }
 
@@ -217,6 +318,74 @@ mod tests {
         assert_eq!(single.stream_part_size(), None);
         assert_eq!(Policy::default().stream_part_size(), Some(8 * MIB));
         assert_eq!(fixed.stream_part_size(), Some(MIB));
+    }
+
+    #[test]
+    fn s3s_limits_at_their_edges() {
+        let parts = |size, len| {
+            Policy {
+                part_size: Some(size),
+                ..Policy::default()
+            }
+            .layout(len)
+        };
+        let outside = |size, len| parts(size, len).outside_s3(len);
+        // Parts of 5 MiB exactly, the last one shorter, and one short part.
+        assert_eq!(outside(5 * MIB, 5 * MIB + 1), None);
+        assert_eq!(outside(MIB, MIB), None);
+        assert_eq!(outside(1, 0), None);
+        assert_eq!(
+            outside(5 * MIB - 1, 5 * MIB),
+            Some(OutsideS3::PartTooSmall { size: 5 * MIB - 1 })
+        );
+        // 5 GiB parts, and a part size above it that cuts no such part.
+        assert_eq!(outside(S3_MAX_PART, S3_MAX_PART + 1), None);
+        assert_eq!(outside(S3_MAX_PART + 1, S3_MAX_PART), None);
+        assert_eq!(
+            outside(S3_MAX_PART + 1, S3_MAX_PART + 1),
+            Some(OutsideS3::PartTooLarge {
+                size: S3_MAX_PART + 1
+            })
+        );
+        // 10,000 parts, and one more.
+        assert_eq!(outside(5 * MIB, 10_000 * 5 * MIB), None);
+        assert_eq!(
+            outside(5 * MIB, 10_000 * 5 * MIB + 1),
+            Some(OutsideS3::TooManyParts {
+                count: 10_001,
+                size: 5 * MIB
+            })
+        );
+        // One PUT breaks none of them; the AWS CLI's rule none up to
+        // 48.8 TiB.
+        assert_eq!(Layout::Plain.outside_s3(1 << 40), None);
+        for len in [0, 8 * MIB, 100 << 30, 5 << 40, 48 << 40] {
+            let aws = Policy::default();
+            assert_eq!(aws.layout(len).outside_s3(len), None, "{len}");
+        }
+        // Which rules each limit enforces.
+        let small = parts(1, 10_001);
+        for (limits, want) in [
+            (Limits::Unchecked, None),
+            (
+                Limits::PartCount,
+                Some(OutsideS3::TooManyParts {
+                    count: 10_001,
+                    size: 1,
+                }),
+            ),
+            (Limits::S3, Some(OutsideS3::PartTooSmall { size: 1 })),
+        ] {
+            let policy = Policy {
+                limits,
+                ..Policy::default()
+            };
+            assert_eq!(policy.refuses(small, 10_001), want, "{limits:?}");
+            assert_eq!(
+                policy.refuses(parts(1, 10_000), 10_000).is_some(),
+                limits == Limits::S3
+            );
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use linerate_sumfile::s3::S3Value;
 use super::Etag;
 use super::checksums::{PartSums, Request, Upload, etag_of};
 use super::layout::{Layout, Policy};
-use crate::read::Reader;
+use crate::read::{Opened, Reader};
 use crate::{FileError, Input, Progress};
 
 /// The ETag of `input`, read once in order.
@@ -39,6 +39,20 @@ pub fn checksums_of_input(
     reader: &mut Reader,
     progress: &dyn Progress,
 ) -> Result<Vec<S3Value>, FileError> {
+    checksums_and_layout(input, policy, request, reader, progress).1
+}
+
+/// [`checksums_of_input`], and the layout the parts were cut in once the
+/// input ended (`None` if it could not be read). A layout outside the
+/// policy's [`limits`](Policy::limits) is the input's error; with
+/// [`regular_only`](Policy::regular_only), so is a FIFO or device.
+pub fn checksums_and_layout(
+    input: Input<'_>,
+    policy: &Policy,
+    request: &Request,
+    reader: &mut Reader,
+    progress: &dyn Progress,
+) -> (Option<Layout>, Result<Vec<S3Value>, FileError>) {
     let known = match input {
         Input::Stdin => stdin_len(),
         Input::Path(_) | Input::Beneath(..) => None,
@@ -48,8 +62,43 @@ pub fn checksums_of_input(
         Some(Layout::Parts { size, .. }) => Splitter::new(request, Some(size), 0),
         None => Splitter::new(request, policy.stream_part_size(), policy.threshold()),
     };
-    reader.absorb(input, progress, |data| splitter.absorb(data))?;
-    Ok(splitter.finish())
+    let read = match input {
+        Input::Path(_) | Input::Beneath(..) if policy.regular_only => {
+            match regular_or_unsized(input) {
+                Ok(opened) => {
+                    reader.absorb_opened(input, opened, progress, |data| splitter.absorb(data))
+                }
+                Err(e) => {
+                    progress.begin_file(input, None);
+                    progress.end_file();
+                    Err(e)
+                }
+            }
+        }
+        _ => reader.absorb(input, progress, |data| splitter.absorb(data)),
+    };
+    if let Err(e) = read {
+        return (None, Err(e));
+    }
+    let layout = splitter.layout();
+    if let Some(broken) = policy.refuses(layout, splitter.total) {
+        return (Some(layout), Err(broken.into_error()));
+    }
+    (Some(layout), Ok(splitter.finish()))
+}
+
+/// `input` opened, if it is a regular file (one whose size the kernel makes
+/// up, since it reaches here) or a directory (whose read fails as a
+/// directory's); anything else is refused, unread.
+fn regular_or_unsized(input: Input<'_>) -> Result<Opened, FileError> {
+    let opened = Opened::open(input).map_err(FileError::Open)?;
+    let meta = opened.metadata();
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(FileError::Open(std::io::Error::other(
+            "not a regular file (an upload's parts are laid out from the file's size)",
+        )));
+    }
+    Ok(opened)
 }
 
 /// What is left to read of standard input, if it is a regular file.
@@ -114,6 +163,17 @@ impl Splitter {
                 self.upload.add(self.upload.parts_in(), done.finish());
                 self.in_part = 0;
             }
+        }
+    }
+
+    /// How the bytes so far were cut: one PUT, or parts.
+    pub fn layout(&self) -> Layout {
+        match self.part_size {
+            Some(size) if self.total >= self.threshold => Layout::Parts {
+                size,
+                count: super::layout::part_count(self.total, size),
+            },
+            _ => Layout::Plain,
         }
     }
 

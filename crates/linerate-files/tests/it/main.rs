@@ -1,7 +1,9 @@
 //! linerate-files' integration tests, one binary: the engine's public
 //! paths checked against MD5 computed by definition on random files.
 
+mod cancel;
 mod etags;
+mod limits;
 mod whole;
 
 use std::path::{Path, PathBuf};
