@@ -3,8 +3,11 @@
 array (or chunked array) hashed in one call on the multi-buffer engine.
 The column comes in through the Arrow C data interface (its
 ``__arrow_c_array__``: pyarrow's arrays, and any other Arrow library's),
-read in place from its own buffers (no copy; slices keep their offset);
-the digests go out the same way into a ``FixedSizeBinary(16)`` array, or
+its rows' bytes read in place from its own buffers (its offsets or views
+copied first, so that another thread rewriting them cannot make a read go
+astray; slices keep their offset; null slots are not read: see
+docs/python.md); a released or malformed array is a ``ValueError``. The
+digests go out the same way into a ``FixedSizeBinary(16)`` array, or
 with ``hex=True`` a ``string`` array of 32-character digests (Spark's and
 DuckDB's ``md5(col)``). Nulls stay null.
 

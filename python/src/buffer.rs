@@ -13,7 +13,10 @@
 //! An exported buffer keeps its object alive and its memory in place (a
 //! bytearray cannot be resized while exported), so the bytes may be read
 //! with the GIL released. Writes to a mutable buffer by another thread at
-//! the same time are the caller's race, as with hashlib.
+//! the same time are the caller's race, as with hashlib: they may change
+//! the digests, never what is read. So nothing that bounds a read (offsets,
+//! views) is read from such a buffer after it was checked: the callers copy
+//! it first.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::marker::PhantomData;
@@ -112,6 +115,18 @@ impl<'py> Exported<'py> {
         unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u8, len) }
     }
 
+    /// The exported bytes' addresses, for overlap checks made before any
+    /// `&mut` to them exists.
+    pub fn address_range(&self) -> std::ops::Range<usize> {
+        let start = self.view.buf as usize;
+        start..start + usize::try_from(self.view.len).unwrap_or(0)
+    }
+
+    /// The number of dimensions (exported with `PYBUF_ND`; else 1).
+    pub fn ndim(&self) -> usize {
+        usize::try_from(self.view.ndim).unwrap_or(0)
+    }
+
     /// The size of one item in bytes.
     pub fn itemsize(&self) -> usize {
         usize::try_from(self.view.itemsize).unwrap_or(0)
@@ -196,6 +211,22 @@ pub fn writable<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Exported<'py>> {
     Exported::new(obj, PYBUF_WRITABLE)
 }
 
+/// `e`, an item's own error, as the same exception type with the item's
+/// index first in its message ("item 3: ndarray is not C-contiguous"); the
+/// original is its `__cause__`. An exception type that cannot be made from
+/// one message is passed on unchanged.
+pub fn with_item_index(py: Python<'_>, index: usize, e: PyErr) -> PyErr {
+    let message = format!("item {index}: {}", e.value(py));
+    match e.get_type(py).call1((message,)) {
+        Ok(renamed) => {
+            let renamed = PyErr::from_value(renamed);
+            renamed.set_cause(py, Some(e));
+            renamed
+        }
+        Err(_) => e,
+    }
+}
+
 /// The name of `obj`'s type, for messages.
 pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
@@ -216,8 +247,8 @@ pub struct Rows<'py> {
 }
 
 impl<'py> Rows<'py> {
-    /// Borrows every item; `TypeError` naming the first item that has no
-    /// bytes.
+    /// Borrows every item; the first item that has no bytes raises its
+    /// error (`TypeError` where it has no buffer), with its index.
     pub fn new(items: &Bound<'py, PyAny>) -> PyResult<Rows<'py>> {
         let py = items.py();
         let tuple = if let Ok(list) = items.cast::<PyList>() {
@@ -240,8 +271,8 @@ impl<'py> Rows<'py> {
                     (ptr, ffi::PyBytes_Size(bytes.as_ptr()) as usize)
                 }
             } else {
-                let view = Data::borrow(&item.to_owned())
-                    .map_err(|e| PyTypeError::new_err(format!("item {index}: {}", e.value(py))))?;
+                let view =
+                    Data::borrow(&item.to_owned()).map_err(|e| with_item_index(py, index, e))?;
                 let Data::Buffer(view) = view else {
                     unreachable!("bytes are taken above")
                 };

@@ -12,7 +12,7 @@ use linerate::lanes::many::md5_rows_range;
 
 /// Columns with less work than this (bytes and row overheads) stay on one
 /// thread: starting threads would cost more than it saves.
-const PARALLEL_MIN_BYTES: usize = 1 << 20;
+pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
 /// Hex digests are made from this many binary ones at a time (64 KiB of
 /// scratch, in cache).

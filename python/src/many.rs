@@ -5,12 +5,13 @@
 use std::borrow::Cow;
 
 use linerate::lanes::rows::Offset;
-use linerate::{OffsetRows, Rows};
+use linerate::{OffsetRows, Rows, RowsError};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-use crate::buffer::{self, Data};
+use crate::arrow_column::{SharedOffsets, hash_shared};
+use crate::buffer::{self, Data, with_item_index};
 use crate::column;
 
 /// Rows in one step of `md5_many`: the step's references, spans and
@@ -68,7 +69,13 @@ pub fn thread_count(threads: Option<usize>) -> PyResult<usize> {
 
 /// `md5_many(messages, *, threads=None) -> list[bytes]`: the MD5 of every
 /// message, on up to `threads` threads (default: every core) for large
-/// batches.
+/// batches. An item without bytes raises its own error (`TypeError` where
+/// it has no buffer, `ValueError` or `BufferError` where its exporter
+/// refuses) with the item's index first ("item 3: ..."). A list another
+/// thread changes during the call is read a few thousand items at a time:
+/// the result holds the digest of each item as read, so its length may
+/// differ from the list's before or after; no item is read after it was
+/// freed.
 #[pyfunction]
 #[pyo3(signature = (messages, *, threads = None))]
 pub fn md5_many<'py>(
@@ -87,35 +94,45 @@ pub fn md5_many<'py>(
         };
     let list = items.cast::<PyList>().ok();
     let tuple = items.cast::<PyTuple>().ok();
-    let get = |i: usize| -> PyResult<Bound<'py, PyAny>> {
+    // Item `i`, or None past the end: a list may have been shortened by
+    // another thread while an item's export ran Python code.
+    let get = |i: usize| -> Option<Bound<'py, PyAny>> {
         match (&list, &tuple) {
-            (Some(l), _) => l.get_item(i),
-            (_, Some(t)) => t.get_item(i),
+            (Some(l), _) => l.get_item(i).ok(),
+            (_, Some(t)) => t.get_item(i).ok(),
             _ => unreachable!("a list or a tuple"),
         }
     };
-    let step = STEP;
-    let mut digests = vec![[0u8; 16]; step.min(items.len()?)];
+    // Fixed, not sized from the length: a list may grow between steps.
+    let mut digests = vec![[0u8; 16]; STEP];
     let out = PyList::empty(py);
     let mut start = 0;
-    // The length is read again each step: another thread may shorten the
-    // list while the GIL is released.
-    while start < items.len()? {
-        let end = (start + step).min(items.len()?);
+    // The length is read again each step: another thread may grow or
+    // shorten the list while the GIL is released. The result holds the
+    // digest of each item as read, step by step.
+    loop {
+        let end = (start + STEP).min(items.len()?);
+        if start >= end {
+            break;
+        }
         // Strong references (and buffer exports) to the step's items, so
-        // that nothing they point to is freed or moved while hashing.
+        // that nothing they point to is freed or moved while hashing,
+        // whatever happens to the list meanwhile.
         let mut held = Vec::with_capacity(end - start);
         for i in start..end {
             if (i - start) % PREFETCH == 0 {
                 prefetch_items(&items, i, end.min(i + PREFETCH));
             }
-            let data = Data::take(get(i)?)
-                .map_err(|e| PyTypeError::new_err(format!("item {i}: {}", e.value(py))))?;
-            held.push(data);
+            let Some(item) = get(i) else { break };
+            held.push(Data::take(item).map_err(|e| with_item_index(py, i, e))?);
+        }
+        let count = held.len();
+        if count == 0 {
+            break;
         }
         let slices: Vec<&[u8]> = held.iter().map(Data::bytes).collect();
         let bytes: usize = slices.iter().map(|s| s.len()).sum();
-        let digests = &mut digests[..end - start];
+        let digests = &mut digests[..count];
         // Threads only for long rows: for short ones the items' Python
         // objects cost more than the hashing, and starting threads each
         // step would cost more than it saves (measured: 1 M rows of 64 B,
@@ -137,7 +154,7 @@ pub fn md5_many<'py>(
         for d in digests.iter() {
             out.append(PyBytes::new(py, d))?;
         }
-        start = end;
+        start += count;
     }
     Ok(out)
 }
@@ -148,10 +165,14 @@ pub fn md5_many<'py>(
 /// Returns the n digests as one `bytes` of 16 n bytes (with `hex`, 32 n
 /// bytes of lowercase hex digits), or writes them into `out` (any writable
 /// buffer of that size, e.g. a NumPy `uint8` array of shape (n, 16)) and
-/// returns None. Large columns use up to `threads` threads (default: every
-/// core). `device`: "cpu", "cuda" (the GPU, where there is one; else a
-/// RuntimeWarning says why and the CPU does it) or "auto" (the GPU past the
-/// measured crossover); default from LINERATE_DEVICE, else "cpu".
+/// returns None; an `out` that shares memory with `values` or `offsets` is
+/// a ValueError ("out overlaps values"). `offsets` is one-dimensional (any
+/// other shape is a ValueError); it is copied before it is checked, so
+/// another thread rewriting it or `values` during the call changes the
+/// digests at most. Large columns use up to `threads` threads (default:
+/// every core). `device`: "cpu", "cuda" (the GPU, where there is one; else
+/// a RuntimeWarning says why and the CPU does it) or "auto" (the GPU past
+/// the measured crossover); default from LINERATE_DEVICE, else "cpu".
 #[pyfunction]
 #[pyo3(signature = (values, offsets, out = None, *, threads = None, hex = false, device = None))]
 pub fn md5_many_offsets<'py>(
@@ -167,50 +188,93 @@ pub fn md5_many_offsets<'py>(
     let device = crate::cuda::device(device)?;
     let values = Data::borrow(values)?;
     let offsets = buffer::typed(offsets)?;
+    if offsets.ndim() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "offsets must be 1-dimensional, not {}-D",
+            offsets.ndim()
+        )));
+    }
+    let mut target = out.map(buffer::writable).transpose()?;
+    if let Some(target) = &target {
+        // Checked on addresses, before any `&mut` to `out` exists: Rust
+        // may not hold one alongside a `&` to the same bytes, and the
+        // digests would overwrite rows not yet hashed.
+        let out = target.address_range();
+        let values = values.bytes().as_ptr_range();
+        if overlaps(&out, &(values.start as usize..values.end as usize)) {
+            return Err(PyValueError::new_err("out overlaps values"));
+        }
+        if overlaps(&out, &offsets.address_range()) {
+            return Err(PyValueError::new_err("out overlaps offsets"));
+        }
+    }
     let values = values.bytes();
+    let target = target.as_mut().map(|t| t.bytes_mut());
     match Offsets::read(&offsets)? {
-        Offsets::I32(o) => offsets_into(py, values, &o, out, threads, hex, device),
-        Offsets::U32(o) => offsets_into(py, values, &o, out, threads, hex, device),
-        Offsets::I64(o) => offsets_into(py, values, &o, out, threads, hex, device),
-        Offsets::U64(o) => offsets_into(py, values, &o, out, threads, hex, device),
+        Offsets::I32(o) => offsets_into(py, values, o, target, threads, hex, device),
+        Offsets::U32(o) => offsets_into(py, values, o, target, threads, hex, device),
+        Offsets::I64(o) => offsets_into(py, values, o, target, threads, hex, device),
+        Offsets::U64(o) => offsets_into(py, values, o, target, threads, hex, device),
     }
 }
 
-/// `md5_many_offsets` once the offsets' type is known.
+/// Whether two address ranges share a byte (empty ones share none).
+fn overlaps(a: &std::ops::Range<usize>, b: &std::ops::Range<usize>) -> bool {
+    !a.is_empty() && !b.is_empty() && a.start < b.end && b.start < a.end
+}
+
+/// `md5_many_offsets` once the offsets' type is known. Borrowed offsets
+/// are the caller's memory, which another thread may rewrite while the GIL
+/// is released: they are checked here (so that an invalid column is an
+/// error before anything is written), and hashed from copies checked again,
+/// a block at a time, so that what bounds a read is what was checked.
 fn offsets_into<'py, O: Offset>(
     py: Python<'py>,
     values: &[u8],
-    offsets: &[O],
-    out: Option<&Bound<'py, PyAny>>,
+    offsets: Cow<'_, [O]>,
+    out: Option<&mut [u8]>,
     threads: usize,
     hex: bool,
     device: linerate::gpu::Device,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
-    let rows =
-        OffsetRows::new(values, offsets).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let shared = matches!(offsets, Cow::Borrowed(_));
+    let offsets: &[O] = &offsets;
+    let invalid = |e: RowsError| PyValueError::new_err(e.to_string());
+    let rows = OffsetRows::new(values, offsets).map_err(invalid)?;
     let n = rows.count();
+    // Only sizes the work: never a bound.
     let bytes = match (offsets.first(), offsets.last()) {
-        (Some(a), Some(b)) => b.index().unwrap_or(0) - a.index().unwrap_or(0),
+        (Some(a), Some(b)) => b
+            .index()
+            .unwrap_or(0)
+            .saturating_sub(a.index().unwrap_or(0)),
         _ => 0,
     };
     let need = column::width(hex) * n;
     let placement = crate::cuda::placement(py, device, n, bytes)?;
     let hash = |target: &mut [u8]| -> PyResult<()> {
-        match &placement {
+        match (&placement, shared) {
             #[cfg(feature = "cuda")]
-            linerate::gpu::Placement::Gpu(ctx) => py
-                .detach(|| crate::cuda::hash_on_gpu(ctx, &rows, hex, target))
-                .map_err(pyo3::exceptions::PyRuntimeError::new_err),
-            linerate::gpu::Placement::Cpu => {
+            (linerate::gpu::Placement::Gpu(ctx), _) => {
+                // The GPU reads the whole layout: from a private copy.
+                let private = offsets.to_vec();
+                let rows = OffsetRows::new(values, &private).map_err(invalid)?;
+                py.detach(|| crate::cuda::hash_on_gpu(ctx, &rows, hex, target))
+                    .map_err(pyo3::exceptions::PyRuntimeError::new_err)
+            }
+            (linerate::gpu::Placement::Cpu, true) => {
+                let layout = SharedOffsets { values, offsets };
+                py.detach(|| hash_shared(&layout, bytes, threads, hex, target))
+                    .map_err(invalid)
+            }
+            (linerate::gpu::Placement::Cpu, false) => {
                 py.detach(|| column::hash_into(&rows, bytes, threads, hex, target));
                 Ok(())
             }
         }
     };
     match out {
-        Some(out) => {
-            let mut target = buffer::writable(out)?;
-            let target = target.bytes_mut();
+        Some(target) => {
             if target.len() != need {
                 return Err(PyValueError::new_err(format!(
                     "out has {} bytes; {n} rows need {need}",

@@ -6,7 +6,13 @@
 //! a row of up to 12 bytes inline or point into one of several buffers.
 //!
 //! The layouts are checked once when made, so reading a row is a slice of
-//! memory already known to be in bounds.
+//! memory already known to be in bounds. Reading a row never panics all the
+//! same: a row out of bounds (an index past the end, or a layout that a
+//! caller's unsafe code let change since it was checked) reads as empty.
+//! The hashing loops read a row more than once, and take every read of it
+//! to be the same bytes: a caller whose memory other threads may write
+//! (Python buffers with the GIL released) checks a private copy of the
+//! offsets or views, not the shared ones.
 
 use std::fmt;
 
@@ -14,7 +20,7 @@ use std::fmt;
 pub trait Rows: Sync {
     /// How many rows.
     fn count(&self) -> usize;
-    /// Row `i` (`i < count()`).
+    /// Row `i` (`i < count()`; past the end, empty).
     fn row(&self, i: usize) -> &[u8];
     /// The bytes of all rows, if they lie back to back in order in one
     /// buffer (row `i + 1` starts where row `i` ends, as in Arrow's offset
@@ -30,7 +36,7 @@ impl Rows for [&[u8]] {
     }
     #[inline]
     fn row(&self, i: usize) -> &[u8] {
-        self[i]
+        self.get(i).copied().unwrap_or_default()
     }
 }
 
@@ -137,16 +143,22 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
     }
     #[inline]
     fn row(&self, i: usize) -> &[u8] {
-        // Checked in `new`: the unwraps and the slice cannot fail.
-        let start = self.offsets[i].index().unwrap_or(0);
-        let end = self.offsets[i + 1].index().unwrap_or(0);
-        &self.values[start..end]
+        // Checked in `new`, so every lookup succeeds; each is a compare the
+        // panicking index had too, and a failed one reads as empty.
+        let (Some(start), Some(end)) = (self.offsets.get(i), self.offsets.get(i.wrapping_add(1)))
+        else {
+            return &[];
+        };
+        let (Some(start), Some(end)) = (start.index(), end.index()) else {
+            return &[];
+        };
+        self.values.get(start..end).unwrap_or_default()
     }
     fn contiguous(&self) -> Option<&[u8]> {
         // Checked in `new`: in bounds and never decreasing.
         let start = self.offsets.first()?.index()?;
         let end = self.offsets.last()?.index()?;
-        Some(&self.values[start..end])
+        self.values.get(start..end)
     }
 }
 
@@ -158,6 +170,33 @@ impl<O: Offset> Rows for OffsetRows<'_, O> {
 pub struct ViewRows<'a> {
     views: &'a [[u8; 16]],
     buffers: &'a [&'a [u8]],
+    validity: Option<Validity<'a>>,
+}
+
+/// Which rows are null: Arrow's validity bitmap, bit `offset + i` (least
+/// significant bit first) for row `i`, 0 for null. A null row's slot may
+/// hold anything (Arrow's validation does not read it): it is not checked,
+/// and it reads as empty.
+#[derive(Clone, Copy, Debug)]
+pub struct Validity<'a> {
+    bits: &'a [u8],
+    offset: usize,
+}
+
+impl<'a> Validity<'a> {
+    /// The bitmap `bits`, row 0 at bit `offset`. Rows past its end are null.
+    pub fn new(bits: &'a [u8], offset: usize) -> Self {
+        Validity { bits, offset }
+    }
+
+    /// Whether row `i` is valid (not null).
+    #[inline]
+    pub fn is_valid(&self, i: usize) -> bool {
+        let bit = self.offset.wrapping_add(i);
+        self.bits
+            .get(bit / 8)
+            .is_some_and(|byte| byte >> (bit % 8) & 1 == 1)
+    }
 }
 
 /// Rows of at most this many bytes are inline in their view.
@@ -170,7 +209,21 @@ fn view_word(view: &[u8; 16], at: usize) -> u32 {
 impl<'a> ViewRows<'a> {
     /// Checks that every view's row lies within its buffer.
     pub fn new(views: &'a [[u8; 16]], buffers: &'a [&'a [u8]]) -> Result<Self, RowsError> {
+        Self::with_validity(views, buffers, None)
+    }
+
+    /// As [`new`](Self::new), for an array with nulls: the views of null
+    /// rows are not checked, and those rows read as empty (their digests
+    /// are masked by the same validity).
+    pub fn with_validity(
+        views: &'a [[u8; 16]],
+        buffers: &'a [&'a [u8]],
+        validity: Option<Validity<'a>>,
+    ) -> Result<Self, RowsError> {
         for (i, view) in views.iter().enumerate() {
+            if validity.is_some_and(|v| !v.is_valid(i)) {
+                continue;
+            }
             let len = view_word(view, 0) as usize;
             if len <= INLINE {
                 continue;
@@ -192,7 +245,11 @@ impl<'a> ViewRows<'a> {
                 });
             }
         }
-        Ok(ViewRows { views, buffers })
+        Ok(ViewRows {
+            views,
+            buffers,
+            validity,
+        })
     }
 }
 
@@ -202,13 +259,23 @@ impl Rows for ViewRows<'_> {
     }
     #[inline]
     fn row(&self, i: usize) -> &[u8] {
-        let view = &self.views[i];
+        let Some(view) = self.views.get(i) else {
+            return &[];
+        };
+        if self.validity.is_some_and(|v| !v.is_valid(i)) {
+            return &[];
+        }
         let len = view_word(view, 0) as usize;
         if len <= INLINE {
             return &view[4..4 + len];
         }
+        // Checked in `new` for every valid row; a failed lookup reads as
+        // empty instead of panicking.
         let start = view_word(view, 12) as usize;
-        &self.buffers[view_word(view, 8) as usize][start..start + len]
+        self.buffers
+            .get(view_word(view, 8) as usize)
+            .and_then(|data| data.get(start..start.checked_add(len)?))
+            .unwrap_or_default()
     }
 }
 
@@ -288,5 +355,82 @@ mod tests {
             ViewRows::new(&bad, &buffers),
             Err(RowsError::PastEnd { end: 20, .. })
         ));
+    }
+
+    #[test]
+    fn null_views_are_not_checked_and_read_as_empty() {
+        let b0 = b"0123456789abcdefXYZ".as_slice();
+        let buffers = [b0];
+        let views = [
+            view(13, b"0123456789abc", 0, 0),
+            view(100, b"garbage", 99, 0),     // null: a buffer not there
+            view(u32::MAX, b"garbage", 0, 7), // null: far past the end
+            view(5, b"inlin", 0, 0),          // null, inline
+            view(13, b"3456789abcdef", 0, 3),
+        ];
+        // rows 0 and 4 valid; the bitmap starts at bit 3 (a sliced array)
+        let bits = [0b1000_1000u8, 0b0000_0000];
+        let validity = Validity::new(&bits, 3);
+        assert!(matches!(
+            ViewRows::new(&views, &buffers),
+            Err(RowsError::NoBuffer { index: 1, .. })
+        ));
+        let rows = ViewRows::with_validity(&views, &buffers, Some(validity)).unwrap();
+        let got: Vec<&[u8]> = (0..rows.count()).map(|i| rows.row(i)).collect();
+        assert_eq!(
+            got,
+            [&b"0123456789abc"[..], b"", b"", b"", b"3456789abcdef"]
+        );
+        // a valid row is still checked
+        let short = [0b0000_0011u8];
+        assert!(matches!(
+            ViewRows::with_validity(&views, &buffers, Some(Validity::new(&short, 0))),
+            Err(RowsError::NoBuffer {
+                index: 1,
+                buffer: 99,
+                ..
+            })
+        ));
+        // bits past the bitmap's end are null
+        assert!(!Validity::new(&short, 0).is_valid(8));
+    }
+
+    #[test]
+    fn rows_read_past_their_checks_are_empty_not_a_panic() {
+        // Layouts that were never checked (as if memory changed after
+        // `new`): every row reads as some slice of what was given, or empty.
+        let values = b"abcdef".as_slice();
+        let offsets = [0i64, 4, 2, -1, 100, 6];
+        let rows = OffsetRows {
+            values,
+            offsets: &offsets,
+        };
+        let got: Vec<&[u8]> = (0..rows.count() + 3).map(|i| rows.row(i)).collect();
+        assert_eq!(got, [&b"abcd"[..], b"", b"", b"", b"", b"", b"", b""]);
+        assert_eq!(rows.contiguous(), Some(&b"abcdef"[..]));
+        let backwards = [5i32, 1];
+        let rows = OffsetRows {
+            values,
+            offsets: &backwards,
+        };
+        assert_eq!((rows.row(0), rows.contiguous()), (&b""[..], None));
+
+        let b0 = b"0123456789abcdefXYZ".as_slice();
+        let buffers = [b0];
+        let views = [
+            view(13, b"0123456789abc", 0, 0),
+            view(100, b"garbage", 99, 0),
+            view(13, b"garbage", 0, 7),
+            view(u32::MAX, b"garbage", 0, u32::MAX),
+        ];
+        let rows = ViewRows {
+            views: &views,
+            buffers: &buffers,
+            validity: None,
+        };
+        let got: Vec<&[u8]> = (0..rows.count() + 1).map(|i| rows.row(i)).collect();
+        assert_eq!(got, [&b"0123456789abc"[..], b"", b"", b"", b""]);
+        let slices: &[&[u8]] = &[b"x", b"yz"];
+        assert_eq!((slices.row(1), slices.row(2)), (&b"yz"[..], &b""[..]));
     }
 }
