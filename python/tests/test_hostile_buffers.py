@@ -282,6 +282,7 @@ def test_offsets_rewritten_during_md5_many_offsets():
         def mutate(rng):
             offsets[:] = rng.integers(-(2**31), 2**31 - 1, n + 1, dtype=dtype)
             offsets[:] = good
+            time.sleep(0.001)  # lets a call start on good offsets, to be rewritten while it hashes
         def call():
             assert len(linerate.md5_many_offsets(values, offsets, threads=2)) == 16 * n
             out = np.empty((n, 32), np.uint8)
@@ -367,6 +368,7 @@ def test_arrow_buffers_rewritten_during_md5(kind):
         rewritten[...] = rng.integers(info.min, info.max, rewritten.shape, dtype=words)
         values[:] = rng.integers(0, 256, values.size, dtype=np.uint8)
         rewritten[...] = good[: len(rewritten)]
+        time.sleep(0.001)  # lets a call start on a valid array, to be rewritten while it hashes
     def call():
         for hex in (False, True):
             got = la.md5(array, hex=hex, threads=2)
