@@ -176,14 +176,7 @@ fn hash_offsets<O: ArrowOffset + Offset>(
     out: &mut [u8],
 ) -> Result<(), ArrayError> {
     let offsets: &[O] = offsets.buffer();
-    // Only sizes the split between threads: never a bound.
-    let bytes = match (offsets.first(), offsets.last()) {
-        (Some(a), Some(b)) => b
-            .index()
-            .unwrap_or(0)
-            .saturating_sub(a.index().unwrap_or(0)),
-        _ => 0,
-    };
+    let bytes = column::span(offsets);
     let invalid = |e: RowsError| ArrayError::Invalid(e.to_string());
     match memory {
         Memory::Owned => {

@@ -18,6 +18,18 @@ pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// scratch, in cache).
 const HEX_STEP: usize = 4096;
 
+/// The bytes from the first offset to the last: sizes the work (and its
+/// split between threads), never a bound on a read.
+pub fn span<O: linerate::lanes::rows::Offset>(offsets: &[O]) -> usize {
+    match (offsets.first(), offsets.last()) {
+        (Some(a), Some(b)) => b
+            .index()
+            .unwrap_or(0)
+            .saturating_sub(a.index().unwrap_or(0)),
+        _ => 0,
+    }
+}
+
 /// Bytes of output per row.
 pub fn width(hex: bool) -> usize {
     if hex { 32 } else { 16 }

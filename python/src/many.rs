@@ -242,14 +242,7 @@ fn offsets_into<'py, O: Offset>(
     let invalid = |e: RowsError| PyValueError::new_err(e.to_string());
     let rows = OffsetRows::new(values, offsets).map_err(invalid)?;
     let n = rows.count();
-    // Only sizes the work: never a bound.
-    let bytes = match (offsets.first(), offsets.last()) {
-        (Some(a), Some(b)) => b
-            .index()
-            .unwrap_or(0)
-            .saturating_sub(a.index().unwrap_or(0)),
-        _ => 0,
-    };
+    let bytes = column::span(offsets);
     let need = column::width(hex) * n;
     let placement = crate::cuda::placement(py, device, n, bytes)?;
     let hash = |target: &mut [u8]| -> PyResult<()> {
