@@ -3,6 +3,9 @@
 import hashlib
 import os
 import random
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -68,3 +71,25 @@ def ticks_during(call) -> int:
     assert end - start > 0.04, f"the call took {end - start:.3f} s: too short to tell"
     quarter = (end - start) / 4
     return sum(start + quarter < x < end - quarter for x in ticks)
+
+
+def run_child(code, *args, timeout=60, limit_memory=None):
+    """`code` in a fresh interpreter (its address space limited to
+    `limit_memory` bytes if given); its CompletedProcess. A crash there is
+    a negative return code, not the end of the test run; a child still
+    running after `timeout` seconds is killed and fails the test."""
+    prelude = ""
+    if limit_memory:
+        prelude = (
+            "import resource\n"
+            f"resource.setrlimit(resource.RLIMIT_AS, ({limit_memory}, {limit_memory}))\n"
+        )
+    try:
+        return subprocess.run(
+            [sys.executable, "-c", prelude + textwrap.dedent(code), *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"the call still ran after {timeout} s (killed): {e.stderr!r}")

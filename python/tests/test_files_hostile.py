@@ -25,36 +25,15 @@ import errno
 import hashlib
 import os
 import pathlib
-import subprocess
 import sys
-import textwrap
 import zlib
 
 import pytest
 
 import linerate_hash as linerate
+from conftest import run_child
 
 MIB = 1 << 20
-
-
-def run_child(code, *args, timeout=60, limit_memory=None):
-    """`code` in a fresh interpreter; its CompletedProcess. A child still
-    running after `timeout` seconds is killed and fails the test."""
-    prelude = ""
-    if limit_memory:
-        prelude = (
-            "import resource\n"
-            f"resource.setrlimit(resource.RLIMIT_AS, ({limit_memory}, {limit_memory}))\n"
-        )
-    try:
-        return subprocess.run(
-            [sys.executable, "-c", prelude + textwrap.dedent(code), *map(str, args)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired as e:
-        pytest.fail(f"the call still ran after {timeout} s (killed): {e.stderr!r}")
 
 
 def fifo(tmp_path):

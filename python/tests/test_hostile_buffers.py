@@ -10,7 +10,6 @@ a second. A wrong digest for data changed during a call is allowed (the
 docs say so); a crash, a panic or a read outside the buffers is not."""
 
 import hashlib
-import subprocess
 import sys
 import textwrap
 
@@ -18,17 +17,13 @@ import numpy as np
 import pytest
 
 import linerate_hash as linerate
+from conftest import run_child
 
 
 def run_isolated(code: str, timeout: float = 120) -> str:
     """Runs `code` in a fresh interpreter; fails unless it exits 0 (a
     SIGSEGV or SIGABRT is a negative return code). Returns its stdout."""
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    proc = run_child(code, timeout=timeout)
     assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr[-3000:]}"
     assert "panicked" not in proc.stderr, proc.stderr[-3000:]
     return proc.stdout

@@ -12,21 +12,16 @@ regression fails its test instead of killing pytest."""
 import hashlib
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 import linerate_hash as linerate
+from conftest import run_child
 
 
 def run_isolated(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """`code` in a fresh interpreter; it must print "ok" and exit 0."""
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    proc = run_child(code, timeout=timeout)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), (
         f"exit status {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
     )
